@@ -1,0 +1,108 @@
+/* The problem descriptor: one GEMM call as the shim understood it.
+ *
+ * It flows shim -> dispatch -> kernel, so each layer sees one thing. It is
+ * plain C with no CUDA or cuBLAS headers: dispatch is pure C and unit-tested
+ * on machines without a GPU.
+ *
+ * Semantics (cuBLAS, column-major): for every batch b,
+ *     C_b = alpha * op(A_b) * op(B_b) + beta * C_b
+ * with op(A) m x k, op(B) k x n, C m x n, element (i, j) of C at
+ * C[i + j * ldc]; A_b = A + b * stride_a (in elements), likewise B and C.
+ */
+#ifndef GS_PROBLEM_H
+#define GS_PROBLEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which intercepted entry point the call came through. */
+typedef enum gs_entry {
+    GS_EP_SGEMM = 0,          /* cublasSgemm_v2 / _64 */
+    GS_EP_SGEMM_STRIDED,      /* cublasSgemmStridedBatched / _64 */
+    GS_EP_GEMMEX,             /* cublasGemmEx / _64 */
+    GS_EP_GEMMEX_STRIDED,     /* cublasGemmStridedBatchedEx / _64 */
+    GS_EP_GEMMEX_BATCHED,     /* cublasGemmBatchedEx / _64 (pointer arrays) */
+    GS_EP_LT_MATMUL,          /* cublasLtMatmul */
+    GS_EP_COUNT
+} gs_entry_t;
+
+typedef enum gs_op { GS_OP_N = 0, GS_OP_T = 1 } gs_op_t;
+
+/* Element types the shim knows; anything else is GS_DT_OTHER and forwarded. */
+typedef enum gs_dtype {
+    GS_DT_OTHER = 0,
+    GS_DT_F32,
+    GS_DT_F16,
+    GS_DT_BF16,
+    GS_DT_F64
+} gs_dtype_t;
+
+/* How the products are accumulated, after folding in the handle's math mode.
+ * GS_CT_F32 is plain fp32 FMA semantics (what SIMT SGEMM gives); TF32 and
+ * the reduced-precision fast modes are distinct so dispatch can forward them. */
+typedef enum gs_compute {
+    GS_CT_OTHER = 0,
+    GS_CT_F32,          /* CUBLAS_COMPUTE_32F, legacy CUDA_R_32F, default math */
+    GS_CT_F32_PEDANTIC, /* CUBLAS_COMPUTE_32F_PEDANTIC or PEDANTIC math mode */
+    GS_CT_F32_TF32,     /* TF32 allowed: COMPUTE_32F_FAST_TF32 or TF32 math mode */
+    GS_CT_F32_FAST_16F, /* CUBLAS_COMPUTE_32F_FAST_16F */
+    GS_CT_F32_FAST_16BF /* CUBLAS_COMPUTE_32F_FAST_16BF */
+} gs_compute_t;
+
+typedef struct gs_problem {
+    gs_entry_t entry;
+    int is_64;               /* came through an _64 entry point */
+
+    gs_dtype_t a_type, b_type, c_type;
+    gs_compute_t compute;
+    gs_dtype_t scalar_type;  /* type alpha/beta point to (F32 for 32F compute) */
+
+    gs_op_t trans_a, trans_b;
+    int64_t m, n, k;
+
+    const void *A;
+    const void *B;
+    void *C;                 /* read (when beta != 0) and written in place */
+    int64_t lda, ldb, ldc;
+
+    int64_t batch;           /* 1 for the non-batched entry points */
+    int64_t stride_a, stride_b, stride_c; /* elements between batches */
+
+    const void *alpha;       /* host or device memory, see scalars_on_device */
+    const void *beta;
+    int scalars_on_device;   /* CUBLAS_POINTER_MODE_DEVICE */
+
+    void *stream;            /* cudaStream_t the handle is bound to */
+} gs_problem_t;
+
+/* Bytes of one element of t (0 for GS_DT_OTHER). */
+static inline size_t gs_dtype_size(gs_dtype_t t)
+{
+    switch (t) {
+    case GS_DT_F32: return 4;
+    case GS_DT_F16: return 2;
+    case GS_DT_BF16: return 2;
+    case GS_DT_F64: return 8;
+    default: return 0;
+    }
+}
+
+/* The device a call would run on, as dispatch and can_implement see it.
+ * Filled from the CUDA runtime (kernels/gs_device.cu) or, in tests, by hand. */
+typedef struct gs_device {
+    int present;             /* 0: no usable CUDA device (dispatch forwards) */
+    int ordinal;
+    int cc_major, cc_minor;
+    int sm_count;
+    size_t smem_optin;       /* max dynamic shared memory per block, bytes */
+    size_t l2_bytes;
+} gs_device_t;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GS_PROBLEM_H */

@@ -1,0 +1,50 @@
+/* C launch API of every kernel family (extern "C", callable from pure C).
+ *
+ * Each family exposes:
+ *   *_can_implement(p, d)  1 when the kernel computes exactly this problem on
+ *                          this device (dtype, transposes, alignment, strides,
+ *                          sizes, compute capability), 0 otherwise. Pure host
+ *                          code: it never touches the GPU, so dispatch tests
+ *                          call it without one.
+ *   *_run(p, d)            enqueue the whole problem (all batches) on
+ *                          p->stream; 0 on success, else a cudaError_t value
+ *                          and nothing was enqueued, so the caller can forward
+ *                          the call to cuBLAS. Never synchronizes, never
+ *                          allocates device memory, never changes the current
+ *                          device.
+ */
+#ifndef GS_KERNELS_H
+#define GS_KERNELS_H
+
+#include "gs_problem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- warp-tiled SIMT SGEMM (kernels/sgemm_simt.cu) ---- */
+int gs_sgemm_simt_can_implement(const gs_problem_t *p, const gs_device_t *d);
+int gs_sgemm_simt_run(const gs_problem_t *p, const gs_device_t *d);
+const char *gs_sgemm_simt_name(const gs_problem_t *p); /* tile shape in it */
+
+/* ---- Hopper warp-specialized pingpong bf16/fp16 (kernels/pingpong_sm90.cu) ---- */
+typedef enum gs_pingpong_config {
+    GS_PINGPONG_128x128x64 = 0,   /* the basic pingpong tile */
+    GS_PINGPONG_CONFIG_COUNT
+} gs_pingpong_config_t;
+int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_t *d,
+                              gs_pingpong_config_t cfg);
+int gs_pingpong_run(const gs_problem_t *p, const gs_device_t *d,
+                    gs_pingpong_config_t cfg);
+const char *gs_pingpong_name(gs_pingpong_config_t cfg);
+
+/* ---- device properties (kernels/gs_device.cu) ---- */
+/* Fills d for the calling thread's current device; d->present = 0 (and a
+ * cudaError_t returned) when there is none. Cached per device ordinal;
+ * does not create or change contexts beyond what a kernel launch would. */
+int gs_device_query(gs_device_t *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GS_KERNELS_H */
