@@ -1,0 +1,34 @@
+/* cuBLAS ABI knowledge: enum values across versions (legacy cudaDataType
+ * compute types, math-mode flags) and handle-state queries. */
+#ifndef GS_COMPAT_H
+#define GS_COMPAT_H
+
+#include "gs_cublas.h"
+#include "gs_problem.h"
+
+/* cudaDataType -> the shim's element type. */
+gs_dtype_t gs_dtype_from_cuda(int cuda_data_type);
+
+/* Folds a cuBLAS compute type and the handle's math mode into the
+ * accumulation semantics. compute_type is a cublasComputeType_t, a legacy
+ * cudaDataType value (cuBLAS < 11 spelling, still accepted by the ABI), or
+ * GS_COMPUTE_FROM_MATH_MODE for the typed routines (cublasSgemm). */
+#define GS_COMPUTE_FROM_MATH_MODE (-1)
+gs_compute_t gs_compute_fold(int compute_type, int math_mode, gs_dtype_t a_type);
+
+/* Type alpha and beta point to for a compute type (float for every 32F
+ * spelling). */
+gs_dtype_t gs_scalar_type(int compute_type, gs_dtype_t a_type);
+
+typedef struct gs_handle_state {
+    void *stream;
+    int scalars_on_device;
+    int math_mode;
+} gs_handle_state_t;
+
+/* Stream, pointer mode and math mode of a cuBLAS handle, asked of the real
+ * library. Not CUBLAS_STATUS_SUCCESS: the handle is unusable (let cuBLAS
+ * report it). */
+cublasStatus_t gs_handle_state(cublasHandle_t h, gs_handle_state_t *out);
+
+#endif

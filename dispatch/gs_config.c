@@ -1,0 +1,157 @@
+/* GEMMSHIM_* environment parsing. Every value is checked; nothing is silently
+ * ignored: a bad one makes the whole shim pass-through, with a one-line
+ * reason. */
+#include "gs_config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const family_names[GS_FAMILY_COUNT] = {
+    [GS_FAMILY_SGEMM_SIMT] = "sgemm_simt",
+    [GS_FAMILY_PINGPONG] = "pingpong",
+};
+
+const char *gs_family_name(gs_family_t f)
+{
+    return (unsigned)f < GS_FAMILY_COUNT ? family_names[f] : "?";
+}
+
+static void reject(gs_config_t *c, const char *fmt, ...)
+{
+    if (!c->error) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->error_msg, sizeof c->error_msg, fmt, ap);
+        va_end(ap);
+    }
+    c->error = 1;
+}
+
+static int copy_path(gs_config_t *c, const char *var, const char *v, char *dst)
+{
+    size_t len = strlen(v);
+    if (len == 0 || len >= GS_PATH_MAX) {
+        reject(c, "%s: path is %s", var, len ? "too long" : "empty");
+        return -1;
+    }
+    memcpy(dst, v, len + 1);
+    return 0;
+}
+
+static void parse_mode(gs_config_t *c, const char *v)
+{
+    if (!v || !strcmp(v, "on"))
+        c->mode = GS_MODE_ON;
+    else if (!strcmp(v, "off"))
+        c->mode = GS_MODE_OFF;
+    else
+        reject(c, "GEMMSHIM_MODE='%.64s' is not one of: on, off", v);
+}
+
+static void parse_log(gs_config_t *c, const char *v)
+{
+    if (!v)
+        return;
+    if (!strcmp(v, "stderr")) {
+        c->log_enabled = c->log_to_stderr = 1;
+        return;
+    }
+    if (copy_path(c, "GEMMSHIM_LOG", v, c->log_path) == 0)
+        c->log_enabled = 1;
+}
+
+static void parse_policy(gs_config_t *c, const char *v)
+{
+    if (!v || !strcmp(v, "table"))
+        c->policy = GS_POLICY_TABLE;
+    else if (!strcmp(v, "eligible"))
+        c->policy = GS_POLICY_ELIGIBLE;
+    else
+        reject(c, "GEMMSHIM_POLICY='%.64s' is not one of: table, eligible", v);
+}
+
+/* Comma-separated family names, or "all" / "none". */
+static void parse_kernels(gs_config_t *c, const char *v)
+{
+    c->kernel_mask = (1u << GS_FAMILY_COUNT) - 1;
+    if (!v || !strcmp(v, "all"))
+        return;
+    c->kernel_mask = 0;
+    if (!strcmp(v, "none"))
+        return;
+    const char *s = v;
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        int found = 0;
+        for (int f = 0; f < GS_FAMILY_COUNT; ++f) {
+            if (strlen(family_names[f]) == len && !strncmp(s, family_names[f], len)) {
+                c->kernel_mask |= 1u << f;
+                found = 1;
+            }
+        }
+        if (!found) {
+            reject(c, "GEMMSHIM_KERNELS: unknown kernel '%.*s' (known: sgemm_simt, pingpong, "
+                      "all, none)", (int)(len > 64 ? 64 : len), s);
+            return;
+        }
+        s += len;
+        if (*s == ',')
+            ++s;
+    }
+}
+
+static void parse_bool(gs_config_t *c, const char *var, const char *v, int *out)
+{
+    if (!v || !strcmp(v, "0"))
+        *out = 0;
+    else if (!strcmp(v, "1"))
+        *out = 1;
+    else
+        reject(c, "%s='%.64s' is not 0 or 1", var, v);
+}
+
+/* "sm_90:132": pretend a device of that capability and SM count exists
+ * (tests on machines without a GPU exercise dispatch and fallback). */
+static void parse_test_device(gs_config_t *c, const char *v)
+{
+    if (!v)
+        return;
+    int cc = 0, sms = 0, used = 0;
+    if (sscanf(v, "sm_%d:%d%n", &cc, &sms, &used) != 2 || v[used] != '\0' || cc < 10 ||
+        cc > 199 || sms < 1 || sms > 4096) {
+        reject(c, "GEMMSHIM_TEST_DEVICE='%.64s' is not of the form sm_<cc>:<sm count>", v);
+        return;
+    }
+    c->test_device = 1;
+    memset(&c->test_dev, 0, sizeof c->test_dev);
+    c->test_dev.present = 1;
+    c->test_dev.cc_major = cc / 10;
+    c->test_dev.cc_minor = cc % 10;
+    c->test_dev.sm_count = sms;
+    c->test_dev.smem_optin = 227 * 1024;
+    c->test_dev.l2_bytes = 50u << 20;
+}
+
+int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
+{
+    memset(c, 0, sizeof *c);
+    parse_log(c, get("GEMMSHIM_LOG"));
+    parse_mode(c, get("GEMMSHIM_MODE"));
+    parse_policy(c, get("GEMMSHIM_POLICY"));
+    parse_kernels(c, get("GEMMSHIM_KERNELS"));
+    parse_bool(c, "GEMMSHIM_STRICT", get("GEMMSHIM_STRICT"), &c->strict);
+    const char *p = get("GEMMSHIM_CUBLAS");
+    if (p)
+        copy_path(c, "GEMMSHIM_CUBLAS", p, c->cublas_path);
+    p = get("GEMMSHIM_CUBLASLT");
+    if (p)
+        copy_path(c, "GEMMSHIM_CUBLASLT", p, c->cublaslt_path);
+    parse_test_device(c, get("GEMMSHIM_TEST_DEVICE"));
+    if (c->error) {
+        c->mode = GS_MODE_OFF;
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,56 @@
+/* Environment configuration (GEMMSHIM_*), parsed once. Pure C. */
+#ifndef GS_CONFIG_H
+#define GS_CONFIG_H
+
+#include "gs_problem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GS_PATH_MAX 4096
+
+typedef enum gs_mode { GS_MODE_ON = 0, GS_MODE_OFF } gs_mode_t;
+
+/* table: route only where the built-in tuning table measured our kernel at
+ *        least as fast as cuBLAS for the problem's class (the default);
+ * eligible: route every call a kernel can implement (A/B runs, benchmarks). */
+typedef enum gs_policy { GS_POLICY_TABLE = 0, GS_POLICY_ELIGIBLE } gs_policy_t;
+
+/* Kernel families, as named in GEMMSHIM_KERNELS and in logs. */
+typedef enum gs_family {
+    GS_FAMILY_SGEMM_SIMT = 0,
+    GS_FAMILY_PINGPONG,
+    GS_FAMILY_COUNT
+} gs_family_t;
+
+typedef struct gs_config {
+    gs_mode_t mode;
+    int log_enabled;
+    int log_to_stderr;
+    char log_path[GS_PATH_MAX];
+    gs_policy_t policy;
+    unsigned kernel_mask;          /* bit (1u << gs_family_t) allowed */
+    int strict;                    /* unresolved real symbol -> abort */
+    char cublas_path[GS_PATH_MAX]; /* GEMMSHIM_CUBLAS, "" if unset */
+    char cublaslt_path[GS_PATH_MAX];
+    int test_device;               /* GEMMSHIM_TEST_DEVICE given */
+    gs_device_t test_dev;
+    int error;                     /* a value was rejected */
+    char error_msg[512];           /* the first rejection, one line */
+} gs_config_t;
+
+typedef const char *(*gs_getenv_fn)(const char *name);
+
+/* Parse from `get` (getenv in the library, a table in tests). On any bad
+ * value: error = 1, error_msg says which and why, and mode falls back to
+ * GS_MODE_OFF (pass-through); logging settings that parsed stay, so the
+ * error can be logged. Returns 0 if all values were good, -1 otherwise. */
+int gs_config_parse(gs_config_t *c, gs_getenv_fn get);
+
+const char *gs_family_name(gs_family_t f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GS_CONFIG_H */

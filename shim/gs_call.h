@@ -1,0 +1,33 @@
+/* One intercepted GEMM call as cuBLAS received it (cuBLAS enums, 64-bit
+ * sizes), before it becomes a gs_problem_t. Every typed wrapper fills one. */
+#ifndef GS_CALL_H
+#define GS_CALL_H
+
+#include "gs_cublas.h"
+#include "gs_problem.h"
+
+typedef struct gs_call {
+    gs_entry_t entry;
+    int is_64;
+    cublasHandle_t handle;
+    int transa, transb;        /* cublasOperation_t */
+    int64_t m, n, k;
+    const void *alpha, *beta;
+    const void *A, *B;         /* for GemmBatchedEx: the pointer arrays */
+    void *C;
+    int64_t lda, ldb, ldc;
+    int atype, btype, ctype;   /* cudaDataType */
+    int compute_type;          /* cublasComputeType_t, legacy, or GS_COMPUTE_FROM_MATH_MODE */
+    int algo;                  /* cublasGemmAlgo_t */
+    int64_t batch;
+    int64_t stride_a, stride_b, stride_c;
+} gs_call_t;
+
+/* The status cuBLAS documents for these arguments: CUBLAS_STATUS_SUCCESS
+ * when they are valid, else NOT_INITIALIZED (no handle) or INVALID_VALUE
+ * (negative sizes or batch count, unknown transpose, leading dimension too
+ * small, NULL alpha or beta). Types and algorithms are not judged here:
+ * calls the shim cannot run go to cuBLAS, which answers for them. */
+cublasStatus_t gs_check_call(const gs_call_t *c);
+
+#endif

@@ -1,0 +1,245 @@
+/* Logging. One line per distinct call signature keeps the log readable for
+ * applications that issue millions of GEMMs; the summary at exit gives calls
+ * and GPU-time share per route. */
+#include "gs_log.h"
+#include "gs_timing.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIG_SLOTS 4096 /* distinct signatures remembered (power of two) */
+
+typedef struct sig {
+    uint64_t key;      /* 0 = empty slot */
+} sig_t;
+
+static FILE *sink;          /* NULL: no call log */
+static int sink_is_stderr;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static sig_t sigs[SIG_SLOTS];
+static unsigned n_sigs;
+static int sigs_full_said;
+static uint64_t route_calls[GS_ROUTE_COUNT];
+static uint64_t route_timed[GS_ROUTE_COUNT];
+static double route_ms[GS_ROUTE_COUNT];
+static uint64_t fallbacks;
+
+static const char *const entry_names[GS_EP_COUNT][2] = {
+    [GS_EP_SGEMM] = {"cublasSgemm_v2", "cublasSgemm_v2_64"},
+    [GS_EP_SGEMM_STRIDED] = {"cublasSgemmStridedBatched", "cublasSgemmStridedBatched_64"},
+    [GS_EP_GEMMEX] = {"cublasGemmEx", "cublasGemmEx_64"},
+    [GS_EP_GEMMEX_STRIDED] = {"cublasGemmStridedBatchedEx", "cublasGemmStridedBatchedEx_64"},
+    [GS_EP_GEMMEX_BATCHED] = {"cublasGemmBatchedEx", "cublasGemmBatchedEx_64"},
+    [GS_EP_LT_MATMUL] = {"cublasLtMatmul", "cublasLtMatmul"},
+};
+
+const char *gs_entry_name(gs_entry_t e, int is_64)
+{
+    return (unsigned)e < GS_EP_COUNT ? entry_names[e][is_64 ? 1 : 0] : "?";
+}
+
+static const char *dtype_name(gs_dtype_t t)
+{
+    switch (t) {
+    case GS_DT_F32: return "f32";
+    case GS_DT_F16: return "f16";
+    case GS_DT_BF16: return "bf16";
+    case GS_DT_F64: return "f64";
+    default: return "other";
+    }
+}
+
+static const char *compute_name(gs_compute_t c)
+{
+    switch (c) {
+    case GS_CT_F32: return "32F";
+    case GS_CT_F32_PEDANTIC: return "32F_PEDANTIC";
+    case GS_CT_F32_TF32: return "32F_FAST_TF32";
+    case GS_CT_F32_FAST_16F: return "32F_FAST_16F";
+    case GS_CT_F32_FAST_16BF: return "32F_FAST_16BF";
+    default: return "other";
+    }
+}
+
+void gs_log_open(const gs_config_t *c)
+{
+    if (!c->log_enabled)
+        return;
+    if (c->log_to_stderr) {
+        sink = stderr;
+        sink_is_stderr = 1;
+        return;
+    }
+    sink = fopen(c->log_path, "w");
+    if (!sink)
+        fprintf(stderr, "gemmshim: cannot open GEMMSHIM_LOG file '%s'; logging to stderr\n",
+                c->log_path);
+    if (!sink) {
+        sink = stderr;
+        sink_is_stderr = 1;
+    }
+}
+
+static void vwrite(FILE *f, const char *fmt, va_list ap)
+{
+    fputs("gemmshim: ", f);
+    vfprintf(f, fmt, ap);
+    fputc('\n', f);
+    fflush(f);
+}
+
+void gs_msg(const char *fmt, ...)
+{
+    va_list ap;
+    pthread_mutex_lock(&lock);
+    va_start(ap, fmt);
+    vwrite(stderr, fmt, ap);
+    va_end(ap);
+    if (sink && !sink_is_stderr) {
+        va_start(ap, fmt);
+        vwrite(sink, fmt, ap);
+        va_end(ap);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void gs_log_line(const char *fmt, ...)
+{
+    if (!sink)
+        return;
+    va_list ap;
+    pthread_mutex_lock(&lock);
+    va_start(ap, fmt);
+    vwrite(sink, fmt, ap);
+    va_end(ap);
+    pthread_mutex_unlock(&lock);
+}
+
+/* FNV-1a over the fields that make a signature. */
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; ++i) {
+        h ^= (v >> (8 * i)) & 0xff;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static uint64_t signature(const gs_problem_t *p, const gs_decision_t *d)
+{
+    uint64_t h = 1469598103934665603ull;
+    const uint64_t f[] = {p->entry, (uint64_t)p->is_64, p->a_type, p->b_type, p->c_type,
+                          p->compute, p->trans_a, p->trans_b, (uint64_t)p->m, (uint64_t)p->n,
+                          (uint64_t)p->k, (uint64_t)p->batch, d->route, (uint64_t)d->config};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; ++i)
+        h = mix(h, f[i]);
+    return h ? h : 1;
+}
+
+/* Insert; 1 if the signature is new. Caller holds the lock. */
+static int first_time(uint64_t key)
+{
+    if (n_sigs >= SIG_SLOTS / 2) {
+        if (!sigs_full_said) {
+            sigs_full_said = 1;
+            fprintf(sink, "gemmshim: more than %d distinct signatures; not listing more\n",
+                    SIG_SLOTS / 2);
+        }
+        return 0;
+    }
+    for (unsigned i = (unsigned)key & (SIG_SLOTS - 1);; i = (i + 1) & (SIG_SLOTS - 1)) {
+        if (sigs[i].key == key)
+            return 0;
+        if (!sigs[i].key) {
+            sigs[i].key = key;
+            ++n_sigs;
+            return 1;
+        }
+    }
+}
+
+void gs_log_call(const gs_problem_t *p, const gs_decision_t *dec, const char *kernel)
+{
+    pthread_mutex_lock(&lock);
+    route_calls[dec->route]++;
+    if (sink && first_time(signature(p, dec))) {
+        fprintf(sink,
+                "gemmshim: %s %c%c %s,%s->%s compute=%s m=%lld n=%lld k=%lld batch=%lld "
+                "-> %s (%s)\n",
+                gs_entry_name(p->entry, p->is_64), p->trans_a ? 'T' : 'N',
+                p->trans_b ? 'T' : 'N', dtype_name(p->a_type), dtype_name(p->b_type),
+                dtype_name(p->c_type), compute_name(p->compute), (long long)p->m,
+                (long long)p->n, (long long)p->k, (long long)p->batch,
+                kernel ? kernel : gs_route_name(dec->route), dec->reason);
+        fflush(sink);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void gs_log_fallback(const gs_problem_t *p, const char *kernel, const char *error)
+{
+    static uint64_t said[64];
+    uint64_t key = 1469598103934665603ull;
+    for (const char *s = kernel; *s; ++s)
+        key = mix(key, (unsigned char)*s);
+    for (const char *s = error; *s; ++s)
+        key = mix(key, (unsigned char)*s);
+    int say = 1;
+    pthread_mutex_lock(&lock);
+    ++fallbacks;
+    for (int i = 0; i < 64; ++i) {
+        if (said[i] == key) {
+            say = 0;
+            break;
+        }
+        if (!said[i]) {
+            said[i] = key;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (say)
+        gs_msg("%s on %s failed (%s); forwarded to cuBLAS (said once per kernel and error)",
+               gs_entry_name(p->entry, p->is_64), kernel, error);
+}
+
+void gs_log_add_time(gs_route_t route, double ms)
+{
+    pthread_mutex_lock(&lock);
+    route_timed[route]++;
+    route_ms[route] += ms;
+    pthread_mutex_unlock(&lock);
+}
+
+void gs_log_summary(void)
+{
+    if (!sink)
+        return;
+    gs_timing_flush();
+    pthread_mutex_lock(&lock);
+    uint64_t calls = 0;
+    double ms = 0.0;
+    for (int r = 0; r < GS_ROUTE_COUNT; ++r) {
+        calls += route_calls[r];
+        ms += route_ms[r];
+    }
+    fprintf(sink, "gemmshim: summary: %llu calls, %u signatures, %llu fallbacks\n",
+            (unsigned long long)calls, n_sigs, (unsigned long long)fallbacks);
+    fprintf(sink, "gemmshim:   %-14s %10s %7s %10s %10s %7s\n", "route", "calls", "calls%",
+            "timed", "gpu_ms", "time%");
+    for (int r = 0; r < GS_ROUTE_COUNT; ++r) {
+        if (!route_calls[r])
+            continue;
+        fprintf(sink, "gemmshim:   %-14s %10llu %6.1f%% %10llu %10.3f %6.1f%%\n",
+                gs_route_name((gs_route_t)r), (unsigned long long)route_calls[r],
+                100.0 * route_calls[r] / (calls ? calls : 1),
+                (unsigned long long)route_timed[r], route_ms[r],
+                ms > 0 ? 100.0 * route_ms[r] / ms : 0.0);
+    }
+    fflush(sink);
+    pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,37 @@
+/* Messages, the per-signature call log and the exit summary. */
+#ifndef GS_LOG_H
+#define GS_LOG_H
+
+#include "gs_config.h"
+#include "gs_dispatch.h"
+#include "gs_problem.h"
+
+/* Open the sink named by the configuration (called once by gs_cfg). */
+void gs_log_open(const gs_config_t *c);
+
+/* A problem the user must see (bad setting, missing symbol, fallback):
+ * always on stderr, and in the log file too when there is one. */
+void gs_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* An informational line, written only when GEMMSHIM_LOG is set. */
+void gs_log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Count a call; the first call of each distinct signature (entry point,
+ * types, transposes, sizes, route) writes one line. `kernel` names what ran
+ * (a kernel name with its tile shape), NULL for forwarded calls. */
+void gs_log_call(const gs_problem_t *p, const gs_decision_t *dec, const char *kernel);
+
+/* Our route failed at launch and the call went to cuBLAS instead: counted,
+ * and said once per distinct kernel and error. */
+void gs_log_fallback(const gs_problem_t *p, const char *kernel, const char *error);
+
+/* GPU time of one call, measured with events (shim/gs_timing.c). */
+void gs_log_add_time(gs_route_t route, double ms);
+
+/* The summary table (calls and time share per route); run at exit. */
+void gs_log_summary(void);
+
+/* "cublasGemmEx_64" etc. */
+const char *gs_entry_name(gs_entry_t e, int is_64);
+
+#endif

@@ -1,0 +1,142 @@
+#include "gs_serve.h"
+#include "gs_compat.h"
+#include "gs_dispatch.h"
+#include "gs_kernels.h"
+#include "gs_log.h"
+#include "gs_state.h"
+#include "gs_timing.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <string.h>
+
+static gs_op_t op_of(int cublas_op)
+{
+    return cublas_op == CUBLAS_OP_N ? GS_OP_N : GS_OP_T; /* C == T for real types */
+}
+
+/* The descriptor of a checked call on a handle whose state we know. */
+static void describe(const gs_call_t *c, const gs_handle_state_t *hs, gs_problem_t *p)
+{
+    memset(p, 0, sizeof *p);
+    p->entry = c->entry;
+    p->is_64 = c->is_64;
+    p->a_type = gs_dtype_from_cuda(c->atype);
+    p->b_type = gs_dtype_from_cuda(c->btype);
+    p->c_type = gs_dtype_from_cuda(c->ctype);
+    p->compute = gs_compute_fold(c->compute_type, hs->math_mode, p->a_type);
+    p->scalar_type = gs_scalar_type(c->compute_type, p->a_type);
+    p->trans_a = op_of(c->transa);
+    p->trans_b = op_of(c->transb);
+    p->m = c->m;
+    p->n = c->n;
+    p->k = c->k;
+    p->A = c->A;
+    p->B = c->B;
+    p->C = c->C;
+    p->lda = c->lda;
+    p->ldb = c->ldb;
+    p->ldc = c->ldc;
+    p->batch = c->batch;
+    p->stride_a = c->stride_a;
+    p->stride_b = c->stride_b;
+    p->stride_c = c->stride_c;
+    p->alpha = c->alpha;
+    p->beta = c->beta;
+    p->scalars_on_device = hs->scalars_on_device;
+    p->stream = hs->stream;
+}
+
+static gs_served_t forward(const gs_problem_t *p, const gs_decision_t *dec, void *stream)
+{
+    gs_log_call(p, dec, NULL);
+    gs_served_t s = {0, CUBLAS_STATUS_SUCCESS, -1, stream};
+    if (gs_cfg()->log_enabled)
+        s.timing_slot = gs_timing_begin(stream);
+    return s;
+}
+
+static gs_served_t forward_because(const gs_problem_t *p, const char *why, void *stream)
+{
+    gs_decision_t dec = {GS_ROUTE_FORWARD, 0, 0.0, ""};
+    snprintf(dec.reason, sizeof dec.reason, "%s", why);
+    return forward(p, &dec, stream);
+}
+
+static int run_route(const gs_problem_t *p, const gs_device_t *d, const gs_decision_t *dec,
+                     const char **kernel)
+{
+    switch (dec->route) {
+    case GS_ROUTE_SGEMM_SIMT:
+        *kernel = gs_sgemm_simt_name(p);
+        return gs_sgemm_simt_run(p, d);
+    case GS_ROUTE_PINGPONG:
+        *kernel = gs_pingpong_name((gs_pingpong_config_t)dec->config);
+        return gs_pingpong_run(p, d, (gs_pingpong_config_t)dec->config);
+    default:
+        *kernel = gs_route_name(dec->route);
+        return cudaErrorInvalidValue;
+    }
+}
+
+gs_served_t gs_serve(const gs_call_t *c)
+{
+    const gs_config_t *cfg = gs_cfg();
+    gs_problem_t p;
+    gs_handle_state_t hs = {0, 0, 0};
+    cublasStatus_t hst = c->handle ? gs_handle_state(c->handle, &hs)
+                                   : CUBLAS_STATUS_NOT_INITIALIZED;
+    describe(c, &hs, &p);
+
+    if (cfg->mode == GS_MODE_OFF)
+        return forward_because(&p, "GEMMSHIM_MODE=off", hs.stream);
+    if (gs_check_call(c) != CUBLAS_STATUS_SUCCESS)
+        return forward_because(&p, "invalid arguments: cuBLAS answers", hs.stream);
+    if (hst != CUBLAS_STATUS_SUCCESS)
+        return forward_because(&p, "handle state unavailable", hs.stream);
+    if (p.m == 0 || p.n == 0 || p.batch == 0) {
+        gs_decision_t dec = {GS_ROUTE_QUICK, 0, 0.0, "empty result: nothing to do"};
+        gs_log_call(&p, &dec, NULL);
+        gs_served_t s = {1, CUBLAS_STATUS_SUCCESS, -1, hs.stream};
+        return s;
+    }
+
+    gs_device_t dev;
+    if (cfg->test_device)
+        dev = cfg->test_dev;
+    else
+        gs_device_query(&dev);
+    gs_decision_t dec = gs_dispatch(&p, &dev, cfg);
+    if (dec.route == GS_ROUTE_FORWARD)
+        return forward(&p, &dec, hs.stream);
+
+    int slot = cfg->log_enabled ? gs_timing_begin(hs.stream) : -1;
+    const char *kernel = NULL;
+    int err = run_route(&p, &dev, &dec, &kernel);
+    if (err) {
+        gs_timing_cancel(slot);
+        gs_log_fallback(&p, kernel, cudaGetErrorName((cudaError_t)err));
+        char why[112];
+        snprintf(why, sizeof why, "fallback: %s failed to launch", kernel);
+        return forward_because(&p, why, hs.stream);
+    }
+    gs_timing_end(slot, hs.stream, dec.route);
+    gs_log_call(&p, &dec, kernel);
+    gs_served_t s = {1, CUBLAS_STATUS_SUCCESS, -1, hs.stream};
+    return s;
+}
+
+void gs_forwarded(const gs_served_t *s)
+{
+    gs_timing_end(s->timing_slot, s->stream, GS_ROUTE_FORWARD);
+}
+
+gs_served_t gs_serve_lt(void *stream)
+{
+    gs_problem_t p;
+    memset(&p, 0, sizeof p);
+    p.entry = GS_EP_LT_MATMUL;
+    p.stream = stream;
+    gs_cfg();
+    return forward_because(&p, "cublasLt is not routed", stream);
+}

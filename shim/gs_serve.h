@@ -1,0 +1,35 @@
+/* Route or forward one intercepted GEMM call. */
+#ifndef GS_SERVE_H
+#define GS_SERVE_H
+
+#include "gs_call.h"
+#include "gs_real.h"
+
+typedef struct gs_served {
+    int done;               /* 1: served here, return `status` */
+    cublasStatus_t status;
+    int timing_slot;        /* forwarded calls: the GPU-time measurement */
+    void *stream;
+} gs_served_t;
+
+/* Checks the arguments, asks dispatch, runs our kernel when chosen (falling
+ * back to cuBLAS if it cannot launch) and logs the call. When .done is 0
+ * the caller forwards the call untouched, then calls gs_forwarded. */
+gs_served_t gs_serve(const gs_call_t *c);
+void gs_forwarded(const gs_served_t *s);
+
+/* cublasLtMatmul: logged and timed, always forwarded (not routed yet). */
+gs_served_t gs_serve_lt(void *stream);
+
+/* The body of every typed wrapper. */
+#define GS_SERVE_OR_FORWARD(call, lib, name, args)                \
+    do {                                                          \
+        gs_served_t served_ = gs_serve(&(call));                  \
+        if (served_.done)                                         \
+            return served_.status;                                \
+        cublasStatus_t status_ = GS_FORWARD(lib, name, args);     \
+        gs_forwarded(&served_);                                   \
+        return status_;                                           \
+    } while (0)
+
+#endif

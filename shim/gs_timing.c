@@ -1,0 +1,103 @@
+#include "gs_timing.h"
+#include "gs_log.h"
+
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+
+#define SLOTS 256
+
+typedef enum { FREE = 0, STARTED, PENDING } slot_state_t;
+
+typedef struct slot {
+    slot_state_t state;
+    int device;
+    int created;
+    cudaEvent_t start, stop;
+    gs_route_t route;
+} slot_t;
+
+static slot_t slots[SLOTS];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Caller holds the lock. wait: block on unfinished events (exit only). */
+static void harvest(int wait)
+{
+    for (int i = 0; i < SLOTS; ++i) {
+        slot_t *s = &slots[i];
+        if (s->state != PENDING)
+            continue;
+        cudaError_t e = wait ? cudaEventSynchronize(s->stop) : cudaEventQuery(s->stop);
+        if (e == cudaErrorNotReady)
+            continue;
+        float ms = 0.f;
+        if (e == cudaSuccess && cudaEventElapsedTime(&ms, s->start, s->stop) == cudaSuccess)
+            gs_log_add_time(s->route, ms);
+        s->state = FREE;
+    }
+}
+
+int gs_timing_begin(void *stream)
+{
+    enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+    int dev = -1;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaStreamIsCapturing((cudaStream_t)stream, &cap) != cudaSuccess ||
+        cap != cudaStreamCaptureStatusNone)
+        return -1;
+    pthread_mutex_lock(&lock);
+    harvest(0);
+    int found = -1;
+    for (int i = 0; i < SLOTS && found < 0; ++i) {
+        slot_t *s = &slots[i];
+        if (s->state != FREE)
+            continue;
+        if (s->created && s->device != dev) {
+            cudaEventDestroy(s->start);
+            cudaEventDestroy(s->stop);
+            s->created = 0;
+        }
+        if (!s->created) {
+            if (cudaEventCreate(&s->start) != cudaSuccess)
+                break;
+            if (cudaEventCreate(&s->stop) != cudaSuccess) {
+                cudaEventDestroy(s->start);
+                break;
+            }
+            s->created = 1;
+            s->device = dev;
+        }
+        if (cudaEventRecord(s->start, (cudaStream_t)stream) != cudaSuccess)
+            break;
+        s->state = STARTED;
+        found = i;
+    }
+    pthread_mutex_unlock(&lock);
+    return found;
+}
+
+void gs_timing_end(int slot, void *stream, gs_route_t route)
+{
+    if (slot < 0)
+        return;
+    pthread_mutex_lock(&lock);
+    slot_t *s = &slots[slot];
+    s->route = route;
+    s->state = cudaEventRecord(s->stop, (cudaStream_t)stream) == cudaSuccess ? PENDING : FREE;
+    pthread_mutex_unlock(&lock);
+}
+
+void gs_timing_cancel(int slot)
+{
+    if (slot < 0)
+        return;
+    pthread_mutex_lock(&lock);
+    slots[slot].state = FREE;
+    pthread_mutex_unlock(&lock);
+}
+
+void gs_timing_flush(void)
+{
+    pthread_mutex_lock(&lock);
+    harvest(1);
+    pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,20 @@
+/* GPU time per call for the log summary, measured with CUDA events recorded
+ * on the call's stream and read back later without waiting (the shim never
+ * synchronizes the application). Only active while GEMMSHIM_LOG is set. */
+#ifndef GS_TIMING_H
+#define GS_TIMING_H
+
+#include "gs_dispatch.h"
+
+/* Start timing a call on `stream`; returns a slot, or -1 when not timed
+ * (stream capture in progress, pool busy, no device). */
+int gs_timing_begin(void *stream);
+void gs_timing_end(int slot, void *stream, gs_route_t route);
+/* Drop a started measurement (the call did not run after all). */
+void gs_timing_cancel(int slot);
+
+/* Collect every finished measurement, waiting for those still in flight
+ * (at exit only). */
+void gs_timing_flush(void);
+
+#endif
