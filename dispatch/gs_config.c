@@ -82,7 +82,7 @@ static void parse_kernels(gs_config_t *c, const char *v)
     if (!strcmp(v, "none"))
         return;
     const char *s = v;
-    while (*s) {
+    for (;;) {
         size_t len = strcspn(s, ",");
         int found = 0;
         for (int f = 0; f < GS_FAMILY_COUNT; ++f) {
@@ -97,8 +97,9 @@ static void parse_kernels(gs_config_t *c, const char *v)
             return;
         }
         s += len;
-        if (*s == ',')
-            ++s;
+        if (!*s)
+            return;
+        ++s; /* past the comma: an item must follow */
     }
 }
 

@@ -100,10 +100,25 @@ static void *via_loaded_objects(const lib_desc_t *d)
     return reopen_loaded(s.path);
 }
 
+/* A library we opened is the real one only if its probe function is not
+ * the shim's own (a path or a symlink may point back at libgemmshim.so). */
+static void *keep_if_real(void *h, const lib_desc_t *d, const char *name)
+{
+    if (!h)
+        return NULL;
+    void *probe = dlsym(h, d->probe);
+    if (probe && !is_self(probe))
+        return h;
+    gs_msg("refusing %s: %s", name, probe ? "it is the shim itself" : "no cuBLAS in it");
+    dlclose(h);
+    return NULL;
+}
+
 static void *via_default_names(const lib_desc_t *d)
 {
     for (int i = 0; i < 3; ++i) {
-        void *h = dlopen(d->fallbacks[i], RTLD_NOW | RTLD_LOCAL);
+        void *h = keep_if_real(dlopen(d->fallbacks[i], RTLD_NOW | RTLD_LOCAL), d,
+                               d->fallbacks[i]);
         if (h)
             return h;
     }
@@ -119,10 +134,11 @@ static void *open_real(gs_lib_t lib, const char **how)
     if (env[0]) {
         *how = "environment";
         h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
-        if (h)
+        if (!h)
+            gs_msg("cannot open %s named by %s: %s", env,
+                   lib == GS_LIB_CUBLAS ? "GEMMSHIM_CUBLAS" : "GEMMSHIM_CUBLASLT", dlerror());
+        if ((h = keep_if_real(h, d, env)))
             return h;
-        gs_msg("cannot open %s named by %s: %s", env,
-               lib == GS_LIB_CUBLAS ? "GEMMSHIM_CUBLAS" : "GEMMSHIM_CUBLASLT", dlerror());
     }
     *how = "global scope";
     if ((h = via_rtld_next(d)))

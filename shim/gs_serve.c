@@ -90,8 +90,17 @@ gs_served_t gs_serve(const gs_call_t *c)
 
     if (cfg->mode == GS_MODE_OFF)
         return forward_because(&p, "GEMMSHIM_MODE=off", hs.stream);
-    if (gs_check_call(c) != CUBLAS_STATUS_SUCCESS)
+    if (gs_check_call(c) != CUBLAS_STATUS_SUCCESS) {
+        /* cuBLAS 13 dereferences a NULL alpha or beta and crashes the
+         * application; the shim answers with the documented status instead. */
+        if (c->handle && (!c->alpha || !c->beta)) {
+            gs_decision_t dec = {GS_ROUTE_QUICK, 0, 0.0, "NULL alpha or beta: INVALID_VALUE"};
+            gs_log_call(&p, &dec, NULL);
+            gs_served_t s = {1, CUBLAS_STATUS_INVALID_VALUE, -1, hs.stream};
+            return s;
+        }
         return forward_because(&p, "invalid arguments: cuBLAS answers", hs.stream);
+    }
     if (hst != CUBLAS_STATUS_SUCCESS)
         return forward_because(&p, "handle state unavailable", hs.stream);
     if (p.m == 0 || p.n == 0 || p.batch == 0) {
@@ -137,6 +146,5 @@ gs_served_t gs_serve_lt(void *stream)
     memset(&p, 0, sizeof p);
     p.entry = GS_EP_LT_MATMUL;
     p.stream = stream;
-    gs_cfg();
     return forward_because(&p, "cublasLt is not routed", stream);
 }

@@ -1,0 +1,295 @@
+/* A/B benchmark: our route (the global cublasGemmEx, i.e. libgemmshim.so,
+ * preloaded) against the real cuBLAS (looked up past the shim) in the same
+ * process, on the same buffers.
+ *
+ * Method (see bench/NOTES.md): fresh random data; enough buffer sets that
+ * consecutive calls never find their operands in L2; warm-up; then rounds
+ * that alternate which side goes first, each side timing a run of calls
+ * with CUDA events; the median per side. Speedup = cuBLAS time / our time.
+ * Each shape's result is also compared with cuBLAS's (relative Frobenius
+ * difference) and the route that served it is read from the shim's log.
+ *
+ * usage: bench_ab [--suite sgemm|pingpong|prefill|all] [--csv FILE] [--rounds N] */
+#include "../tests/gpu/gpu_util.h"
+
+typedef cublasStatus_t (*gemmex_fn)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int,
+                                    int, int, const void *, const void *, cudaDataType, int,
+                                    const void *, cudaDataType, int, const void *, void *,
+                                    cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
+
+typedef struct shape {
+    const char *suite;
+    cudaDataType ab, c;
+    char layout[3]; /* "TN": transa, transb */
+    int m, n, k;
+} shape_t;
+
+#define MAX_SHAPES 128
+static shape_t shapes[MAX_SHAPES];
+static int n_shapes;
+
+static void add(const char *suite, cudaDataType ab, cudaDataType c, const char *layout, int m,
+                int n, int k)
+{
+    shape_t s = {suite, ab, c, {layout[0], layout[1], 0}, m, n, k};
+    if (n_shapes < MAX_SHAPES)
+        shapes[n_shapes++] = s;
+}
+
+static void build(const char *suite)
+{
+    int all = !strcmp(suite, "all");
+    static const char *layouts[4] = {"NN", "NT", "TN", "TT"};
+    if (all || !strcmp(suite, "sgemm"))
+        for (int s = 1024; s <= 4096; s *= 2)
+            for (int l = 0; l < 4; ++l)
+                add("sgemm", CUDA_R_32F, CUDA_R_32F, layouts[l], s, s, s);
+    if (all || !strcmp(suite, "pingpong")) {
+        for (int k = 64; k <= 2048; k *= 2)
+            add("pingpong-k", CUDA_R_16BF, CUDA_R_16BF, "TN", 8448, 9216, k);
+        for (int s = 4096; s <= 8192; s *= 2)
+            for (int l = 0; l < 4; ++l)
+                add("pingpong-sq", CUDA_R_16BF, CUDA_R_16BF, layouts[l], s, s, s);
+    }
+    if (all || !strcmp(suite, "prefill")) {
+        static const int ms[3] = {4096, 6144, 28672}, ns[2] = {2048, 8192}, ks[2] = {4096, 14336};
+        for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 2; ++b)
+                for (int c = 0; c < 2; ++c)
+                    add("prefill", CUDA_R_16BF, CUDA_R_16BF, "TN", ms[a], ns[b], ks[c]);
+    }
+}
+
+static size_t esize(cudaDataType t) { return t == CUDA_R_32F ? 4 : 2; }
+
+/* Random operands: a pool of fresh random values per element type, copied
+ * into each buffer from a random offset (filling gigabytes element by element
+ * on the host would cost more device-lease time than the timing itself). */
+#define POOL_ELEMS (1u << 24)
+static void *pool_for(cudaDataType t)
+{
+    static void *pools[3];
+    int slot = t == CUDA_R_32F ? 0 : t == CUDA_R_16BF ? 1 : 2;
+    if (!pools[slot]) {
+        pools[slot] = malloc((size_t)POOL_ELEMS * 2 * esize(t));
+        for (size_t i = 0; i < (size_t)POOL_ELEMS * 2; ++i) {
+            float v = (float)gu_uniform();
+            if (t == CUDA_R_32F)
+                ((float *)pools[slot])[i] = v;
+            else
+                ((uint16_t *)pools[slot])[i] =
+                    t == CUDA_R_16BF ? gu_f32_to_bf16(v) : gu_f32_to_f16(v);
+        }
+    }
+    return pools[slot];
+}
+
+static void fill_device(void *d, size_t n, cudaDataType t)
+{
+    const char *pool = pool_for(t);
+    size_t es = esize(t);
+    for (size_t done = 0; done < n;) {
+        size_t chunk = n - done < POOL_ELEMS ? n - done : POOL_ELEMS;
+        size_t from = (size_t)gu_int(0, POOL_ELEMS - 1);
+        CUDA_OK(cudaMemcpy((char *)d + done * es, pool + from * es, chunk * es,
+                           cudaMemcpyHostToDevice));
+        done += chunk;
+    }
+}
+
+static double to_double(const void *p, size_t i, cudaDataType t)
+{
+    if (t == CUDA_R_32F)
+        return ((const float *)p)[i];
+    uint16_t h = ((const uint16_t *)p)[i];
+    return t == CUDA_R_16BF ? gu_bf16_to_f32(h) : gu_f16_to_f32(h);
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct sets {
+    int count;
+    void *A[32], *B[32], *C[32];
+} sets_t;
+
+static void call(gemmex_fn f, cublasHandle_t h, const shape_t *s, void *A, void *B, void *C)
+{
+    const float alpha = 1.f, beta = 0.f;
+    cublasOperation_t ta = s->layout[0] == 'T' ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t tb = s->layout[1] == 'T' ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int lda = ta == CUBLAS_OP_N ? s->m : s->k, ldb = tb == CUBLAS_OP_N ? s->k : s->n;
+    CUBLAS_OK(f(h, ta, tb, s->m, s->n, s->k, &alpha, A, s->ab, lda, B, s->ab, ldb, &beta, C,
+                s->c, s->m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+/* ms per call over `iters` calls cycling through the buffer sets */
+static float time_run(gemmex_fn f, cublasHandle_t h, const shape_t *s, const sets_t *b,
+                      int iters, cudaEvent_t e0, cudaEvent_t e1)
+{
+    CUDA_OK(cudaEventRecord(e0, 0));
+    for (int i = 0; i < iters; ++i) {
+        int j = i % b->count;
+        call(f, h, s, b->A[j], b->B[j], b->C[j]);
+    }
+    CUDA_OK(cudaEventRecord(e1, 0));
+    CUDA_OK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+    return ms / iters;
+}
+
+/* The route the shim logged for this shape ("?" if the log is elsewhere). */
+static void route_of(const char *log, const shape_t *s, char *out, size_t cap)
+{
+    snprintf(out, cap, "?");
+    FILE *f = log ? fopen(log, "r") : NULL;
+    if (!f)
+        return;
+    char line[1024], key[128];
+    snprintf(key, sizeof key, " %c%c ", s->layout[0], s->layout[1]);
+    char dims[128];
+    snprintf(dims, sizeof dims, " m=%d n=%d k=%d ", s->m, s->n, s->k);
+    while (fgets(line, sizeof line, f)) {
+        char *arrow = strstr(line, "-> ");
+        if (!arrow || !strstr(line, key) || !strstr(line, dims))
+            continue;
+        snprintf(out, cap, "%s", arrow + 3);
+        out[strcspn(out, " \n")] = 0;
+    }
+    fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+    const char *suite = "all", *csv = "bench_ab.csv";
+    int rounds = 15;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--suite") && i + 1 < argc)
+            suite = argv[++i];
+        else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
+            csv = argv[++i];
+        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+            rounds = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: %s [--suite sgemm|pingpong|prefill|all] [--csv FILE] "
+                            "[--rounds N]\n", argv[0]);
+            return 2;
+        }
+    }
+    /* Route everything eligible, so the A side really is our kernel; the
+     * log tells which kernel ran. Set before the first cuBLAS call: the shim
+     * reads its configuration then. */
+    setenv("GEMMSHIM_POLICY", "eligible", 0);
+    const char *log = getenv("GEMMSHIM_LOG");
+    if (!log) {
+        setenv("GEMMSHIM_LOG", "bench_route.log", 1);
+        log = "bench_route.log";
+    }
+    gpu_require_or_skip("bench_ab");
+    if (!gu_shim_present()) {
+        fprintf(stderr, "bench_ab: run under LD_PRELOAD=libgemmshim.so\n");
+        return 1;
+    }
+    build(suite);
+    if (!n_shapes) {
+        fprintf(stderr, "bench_ab: unknown suite '%s'\n", suite);
+        return 2;
+    }
+    gu_seed(gu_seed_from_env());
+    gemmex_fn ours = (gemmex_fn)cublasGemmEx, real = (gemmex_fn)gu_real_cublas_sym("cublasGemmEx");
+    cublasHandle_t h;
+    CUBLAS_OK(cublasCreate(&h));
+    int dev, l2 = 0;
+    struct cudaDeviceProp prop;
+    CUDA_OK(cudaGetDevice(&dev));
+    CUDA_OK(cudaGetDeviceProperties(&prop, dev));
+    CUDA_OK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    cudaEvent_t e0, e1;
+    CUDA_OK(cudaEventCreate(&e0));
+    CUDA_OK(cudaEventCreate(&e1));
+    FILE *out = fopen(csv, "w");
+    if (!out) {
+        perror(csv);
+        return 1;
+    }
+    fprintf(out, "gpu,suite,dtype,layout,m,n,k,ours_ms,cublas_ms,speedup,ours_tflops,"
+                 "cublas_tflops,rel_diff,route\n");
+    printf("bench_ab on %s (%d SMs, L2 %d MB), %d rounds, median\n", prop.name,
+           prop.multiProcessorCount, l2 >> 20, rounds);
+    printf("%-12s %-5s %-3s %6s %6s %6s %9s %9s %8s %8s %7s %9s  %s\n", "suite", "dtype", "lay",
+           "m", "n", "k", "ours_ms", "cublas_ms", "ours_TF", "cubl_TF", "speedup", "rel_diff",
+           "route");
+    for (int si = 0; si < n_shapes; ++si) {
+        const shape_t *s = &shapes[si];
+        size_t na = (size_t)s->m * s->k, nb = (size_t)s->k * s->n, nc = (size_t)s->m * s->n;
+        size_t set_bytes = (na + nb) * esize(s->ab) + nc * esize(s->c);
+        sets_t b;
+        b.count = (int)((3.0 * l2) / set_bytes) + 1;
+        b.count = b.count < 2 ? 2 : b.count > 32 ? 32 : b.count;
+        for (int i = 0; i < b.count; ++i) {
+            CUDA_OK(cudaMalloc(&b.A[i], na * esize(s->ab)));
+            CUDA_OK(cudaMalloc(&b.B[i], nb * esize(s->ab)));
+            CUDA_OK(cudaMalloc(&b.C[i], nc * esize(s->c)));
+            fill_device(b.A[i], na, s->ab);
+            fill_device(b.B[i], nb, s->ab);
+        }
+        /* correctness of the A side against cuBLAS on set 0 */
+        void *h1 = malloc(nc * esize(s->c)), *h2 = malloc(nc * esize(s->c));
+        call(ours, h, s, b.A[0], b.B[0], b.C[0]);
+        CUDA_OK(cudaMemcpy(h1, b.C[0], nc * esize(s->c), cudaMemcpyDeviceToHost));
+        call(real, h, s, b.A[0], b.B[0], b.C[0]);
+        CUDA_OK(cudaMemcpy(h2, b.C[0], nc * esize(s->c), cudaMemcpyDeviceToHost));
+        double num = 0, den = 0;
+        for (size_t i = 0; i < nc; ++i) {
+            double x = to_double(h1, i, s->c), r = to_double(h2, i, s->c);
+            num += x == x ? (x - r) * (x - r) : INFINITY;
+            den += r * r;
+        }
+        double rel = den > 0 ? sqrt(num / den) : sqrt(num);
+        free(h1);
+        free(h2);
+        /* iterations per sample: about 2 ms of work, at least one pass over the sets */
+        float probe = time_run(real, h, s, &b, b.count, e0, e1);
+        time_run(ours, h, s, &b, b.count, e0, e1);
+        int iters = (int)(2.0 / (probe > 1e-4f ? probe : 1e-4f));
+        iters = iters < b.count ? b.count : iters > 2000 ? 2000 : iters;
+        float t_ours[64], t_real[64];
+        int r_n = rounds > 64 ? 64 : rounds;
+        for (int r = 0; r < r_n; ++r) {
+            if (r & 1) {
+                t_real[r] = time_run(real, h, s, &b, iters, e0, e1);
+                t_ours[r] = time_run(ours, h, s, &b, iters, e0, e1);
+            } else {
+                t_ours[r] = time_run(ours, h, s, &b, iters, e0, e1);
+                t_real[r] = time_run(real, h, s, &b, iters, e0, e1);
+            }
+        }
+        qsort(t_ours, r_n, sizeof(float), cmp_float);
+        qsort(t_real, r_n, sizeof(float), cmp_float);
+        double mo = t_ours[r_n / 2], mr = t_real[r_n / 2];
+        double flop = 2.0 * s->m * s->n * s->k;
+        char route[160];
+        route_of(log, s, route, sizeof route);
+        const char *dt = s->ab == CUDA_R_32F ? "f32" : s->ab == CUDA_R_16BF ? "bf16" : "f16";
+        printf("%-12s %-5s %-3s %6d %6d %6d %9.4f %9.4f %8.1f %8.1f %6.3fx %9.2e  %s\n",
+               s->suite, dt, s->layout, s->m, s->n, s->k, mo, mr, flop / mo / 1e9,
+               flop / mr / 1e9, mr / mo, rel, route);
+        fprintf(out, "%s,%s,%s,%s,%d,%d,%d,%.6f,%.6f,%.4f,%.2f,%.2f,%.3e,%s\n", prop.name,
+                s->suite, dt, s->layout, s->m, s->n, s->k, mo, mr, mr / mo, flop / mo / 1e9,
+                flop / mr / 1e9, rel, route);
+        fflush(out);
+        fflush(stdout);
+        for (int i = 0; i < b.count; ++i) {
+            cudaFree(b.A[i]);
+            cudaFree(b.B[i]);
+            cudaFree(b.C[i]);
+        }
+    }
+    fclose(out);
+    cublasDestroy(h);
+    return 0;
+}

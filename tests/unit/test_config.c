@@ -1,0 +1,246 @@
+/* gs_config_parse from a fake environment table. */
+#include "gs_config.h"
+#include "gs_test.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+#define MAX_VARS 8
+static const char *env_names[MAX_VARS], *env_values[MAX_VARS];
+static int env_count;
+
+static const char *fake_getenv(const char *name)
+{
+    for (int i = 0; i < env_count; ++i)
+        if (!strcmp(env_names[i], name))
+            return env_values[i];
+    return NULL;
+}
+
+/* parse(cfg, "NAME", "value", ..., NULL) */
+static int parse_env(gs_config_t *c, ...)
+{
+    va_list ap;
+    va_start(ap, c);
+    env_count = 0;
+    const char *n;
+    while ((n = va_arg(ap, const char *)) && env_count < MAX_VARS) {
+        env_names[env_count] = n;
+        env_values[env_count] = va_arg(ap, const char *);
+        ++env_count;
+    }
+    va_end(ap);
+    return gs_config_parse(c, fake_getenv);
+}
+
+static const unsigned ALL_KERNELS = (1u << GS_FAMILY_SGEMM_SIMT) | (1u << GS_FAMILY_PINGPONG);
+
+static void defaults(void)
+{
+    gs_config_t c;
+    memset(&c, 0xa5, sizeof c); /* parse must not depend on prior contents */
+    CHECK_EQ_INT(parse_env(&c, NULL), 0);
+    CHECK_EQ_INT(c.mode, GS_MODE_ON);
+    CHECK_EQ_INT(c.log_enabled, 0);
+    CHECK_EQ_INT(c.log_to_stderr, 0);
+    CHECK_STR_EQ(c.log_path, "");
+    CHECK_EQ_INT(c.policy, GS_POLICY_TABLE);
+    CHECK_EQ_INT(c.kernel_mask, ALL_KERNELS);
+    CHECK_EQ_INT(c.strict, 0);
+    CHECK_STR_EQ(c.cublas_path, "");
+    CHECK_STR_EQ(c.cublaslt_path, "");
+    CHECK_EQ_INT(c.test_device, 0);
+    CHECK_EQ_INT(c.test_dev.present, 0);
+    CHECK_EQ_INT(c.error, 0);
+    CHECK_STR_EQ(c.error_msg, "");
+}
+
+static void good_values(void)
+{
+    gs_config_t c;
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_MODE", "off", NULL), 0);
+    CHECK_EQ_INT(c.mode, GS_MODE_OFF);
+    CHECK_EQ_INT(c.error, 0);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_MODE", "on", NULL), 0);
+    CHECK_EQ_INT(c.mode, GS_MODE_ON);
+
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_LOG", "stderr", NULL), 0);
+    CHECK_EQ_INT(c.log_enabled, 1);
+    CHECK_EQ_INT(c.log_to_stderr, 1);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_LOG", "/tmp/gs.log", NULL), 0);
+    CHECK_EQ_INT(c.log_enabled, 1);
+    CHECK_EQ_INT(c.log_to_stderr, 0);
+    CHECK_STR_EQ(c.log_path, "/tmp/gs.log");
+
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_POLICY", "eligible", NULL), 0);
+    CHECK_EQ_INT(c.policy, GS_POLICY_ELIGIBLE);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_POLICY", "table", NULL), 0);
+    CHECK_EQ_INT(c.policy, GS_POLICY_TABLE);
+
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_STRICT", "1", NULL), 0);
+    CHECK_EQ_INT(c.strict, 1);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_STRICT", "0", NULL), 0);
+    CHECK_EQ_INT(c.strict, 0);
+
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_CUBLAS", "/opt/x/libcublas.so.13",
+                           "GEMMSHIM_CUBLASLT", "/opt/y/libcublasLt.so.13", NULL), 0);
+    CHECK_STR_EQ(c.cublas_path, "/opt/x/libcublas.so.13");
+    CHECK_STR_EQ(c.cublaslt_path, "/opt/y/libcublasLt.so.13");
+    CHECK_EQ_INT(c.mode, GS_MODE_ON);
+}
+
+static void kernels(void)
+{
+    gs_config_t c;
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "all", NULL), 0);
+    CHECK_EQ_INT(c.kernel_mask, ALL_KERNELS);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "none", NULL), 0);
+    CHECK_EQ_INT(c.kernel_mask, 0);
+    CHECK_EQ_INT(c.mode, GS_MODE_ON);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "sgemm_simt", NULL), 0);
+    CHECK_EQ_INT(c.kernel_mask, 1u << GS_FAMILY_SGEMM_SIMT);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "pingpong", NULL), 0);
+    CHECK_EQ_INT(c.kernel_mask, 1u << GS_FAMILY_PINGPONG);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "sgemm_simt,pingpong", NULL), 0);
+    CHECK_EQ_INT(c.kernel_mask, ALL_KERNELS);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "pingpong,sgemm_simt", NULL), 0);
+    CHECK_EQ_INT(c.kernel_mask, ALL_KERNELS);
+
+    const char *bad[] = {"bogus", "sgemm_simt,bogus", "pingpong,,sgemm_simt", "SGEMM_SIMT",
+                         "sgemm", "sgemm_simt_x", "all,pingpong", ",pingpong",
+                         /* regression: these were once accepted silently */
+                         "", "sgemm_simt,"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", bad[i], NULL), -1);
+        CHECK_EQ_INT(c.error, 1);
+        CHECK_EQ_INT(c.mode, GS_MODE_OFF);
+        CHECK_CONTAINS(c.error_msg, "GEMMSHIM_KERNELS");
+    }
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "sgemm_simt,bogus", NULL), -1);
+    CHECK_CONTAINS(c.error_msg, "'bogus'");
+}
+
+static void test_device(void)
+{
+    gs_config_t c;
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TEST_DEVICE", "sm_90:132", NULL), 0);
+    CHECK_EQ_INT(c.test_device, 1);
+    CHECK_EQ_INT(c.test_dev.present, 1);
+    CHECK_EQ_INT(c.test_dev.cc_major, 9);
+    CHECK_EQ_INT(c.test_dev.cc_minor, 0);
+    CHECK_EQ_INT(c.test_dev.sm_count, 132);
+    CHECK(c.test_dev.smem_optin > 0);
+    CHECK_EQ_INT(c.mode, GS_MODE_ON);
+
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TEST_DEVICE", "sm_86:84", NULL), 0);
+    CHECK_EQ_INT(c.test_dev.cc_major, 8);
+    CHECK_EQ_INT(c.test_dev.cc_minor, 6);
+    CHECK_EQ_INT(c.test_dev.sm_count, 84);
+
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TEST_DEVICE", "sm_120:170", NULL), 0);
+    CHECK_EQ_INT(c.test_dev.cc_major, 12);
+    CHECK_EQ_INT(c.test_dev.cc_minor, 0);
+    CHECK_EQ_INT(c.test_dev.sm_count, 170);
+
+    const char *bad[] = {"sm_90",    "90:132",     "sm_90:",     "sm_90:0",  "sm_90:-4",
+                         "sm_9:132", "sm_200:132", "sm_90:132x", "sm90:132", "sm_90:5000",
+                         "",         "gpu"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TEST_DEVICE", bad[i], NULL), -1);
+        CHECK_EQ_INT(c.error, 1);
+        CHECK_EQ_INT(c.mode, GS_MODE_OFF);
+        CHECK_EQ_INT(c.test_device, 0);
+        CHECK_CONTAINS(c.error_msg, "GEMMSHIM_TEST_DEVICE");
+    }
+}
+
+static void bad_values(void)
+{
+    struct {
+        const char *var, *value;
+    } bad[] = {
+        {"GEMMSHIM_MODE", "ON"},       {"GEMMSHIM_MODE", "1"},
+        {"GEMMSHIM_MODE", ""},         {"GEMMSHIM_MODE", "on "},
+        {"GEMMSHIM_POLICY", "fast"},   {"GEMMSHIM_POLICY", ""},
+        {"GEMMSHIM_STRICT", "2"},      {"GEMMSHIM_STRICT", "true"},
+        {"GEMMSHIM_STRICT", ""},       {"GEMMSHIM_LOG", ""},
+        {"GEMMSHIM_CUBLAS", ""},       {"GEMMSHIM_CUBLASLT", ""},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        gs_config_t c;
+        /* MODE=on given explicitly where it is not the variable under test:
+         * a bad value elsewhere still turns the shim off. */
+        int r = strcmp(bad[i].var, "GEMMSHIM_MODE")
+                    ? parse_env(&c, "GEMMSHIM_MODE", "on", bad[i].var, bad[i].value, NULL)
+                    : parse_env(&c, bad[i].var, bad[i].value, NULL);
+        if (!CHECK(r == -1))
+            fprintf(stderr, "    %s='%s' was accepted\n", bad[i].var, bad[i].value);
+        CHECK_EQ_INT(c.error, 1);
+        CHECK_EQ_INT(c.mode, GS_MODE_OFF);
+        CHECK_CONTAINS(c.error_msg, bad[i].var);
+        CHECK(strchr(c.error_msg, '\n') == NULL);
+    }
+
+    /* The first rejection is the one reported. */
+    gs_config_t c;
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_MODE", "maybe", "GEMMSHIM_POLICY", "fast", NULL), -1);
+    CHECK_CONTAINS(c.error_msg, "GEMMSHIM_MODE");
+    CHECK(strstr(c.error_msg, "GEMMSHIM_POLICY") == NULL);
+
+    /* Logging that parsed stays on so the error can be logged. */
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_LOG", "stderr", "GEMMSHIM_POLICY", "x", NULL), -1);
+    CHECK_EQ_INT(c.log_enabled, 1);
+    CHECK_EQ_INT(c.log_to_stderr, 1);
+    CHECK_EQ_INT(c.mode, GS_MODE_OFF);
+
+    /* A huge bad value: the message stays bounded and one line. */
+    static char huge[8192];
+    memset(huge, 'z', sizeof huge - 1);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_POLICY", huge, NULL), -1);
+    CHECK(strlen(c.error_msg) < sizeof c.error_msg);
+    CHECK(strlen(c.error_msg) < 200);
+    CHECK_CONTAINS(c.error_msg, "GEMMSHIM_POLICY");
+}
+
+static void paths(void)
+{
+    static char path[GS_PATH_MAX + 1];
+    const char *vars[] = {"GEMMSHIM_CUBLAS", "GEMMSHIM_CUBLASLT", "GEMMSHIM_LOG"};
+    for (int v = 0; v < 3; ++v) {
+        gs_config_t c;
+        /* GS_PATH_MAX - 1 characters fit; GS_PATH_MAX do not. */
+        memset(path, 0, sizeof path);
+        path[0] = '/';
+        memset(path + 1, 'p', GS_PATH_MAX - 2);
+        CHECK_EQ_INT(strlen(path), GS_PATH_MAX - 1);
+        CHECK_EQ_INT(parse_env(&c, vars[v], path, NULL), 0);
+        const char *stored = v == 0 ? c.cublas_path : v == 1 ? c.cublaslt_path : c.log_path;
+        CHECK_STR_EQ(stored, path);
+
+        path[GS_PATH_MAX - 1] = 'p';
+        CHECK_EQ_INT(strlen(path), GS_PATH_MAX);
+        CHECK_EQ_INT(parse_env(&c, vars[v], path, NULL), -1);
+        CHECK_EQ_INT(c.error, 1);
+        CHECK_EQ_INT(c.mode, GS_MODE_OFF);
+        CHECK_CONTAINS(c.error_msg, vars[v]);
+        CHECK_CONTAINS(c.error_msg, "too long");
+
+        CHECK_EQ_INT(parse_env(&c, vars[v], "", NULL), -1);
+        CHECK_CONTAINS(c.error_msg, vars[v]);
+        CHECK_CONTAINS(c.error_msg, "empty");
+    }
+}
+
+int main(void)
+{
+    defaults();
+    good_values();
+    kernels();
+    test_device();
+    bad_values();
+    paths();
+    CHECK_STR_EQ(gs_family_name(GS_FAMILY_SGEMM_SIMT), "sgemm_simt");
+    CHECK_STR_EQ(gs_family_name(GS_FAMILY_PINGPONG), "pingpong");
+    CHECK_STR_EQ(gs_family_name(GS_FAMILY_COUNT), "?");
+    return GS_TEST_DONE();
+}

@@ -1,0 +1,257 @@
+/* gs_dispatch with hand-filled devices and problems (no GPU needed). */
+#include "gs_dispatch.h"
+#include "gs_kernels.h"
+#include "gs_test.h"
+
+static const float one = 1.f, zero = 0.f;
+
+static const char *no_env(const char *name)
+{
+    (void)name;
+    return NULL;
+}
+
+static gs_config_t defaults(void)
+{
+    gs_config_t c;
+    gs_config_parse(&c, no_env);
+    return c;
+}
+
+static gs_device_t device(int major, int minor, int sms)
+{
+    gs_device_t d;
+    memset(&d, 0, sizeof d);
+    d.present = 1;
+    d.cc_major = major;
+    d.cc_minor = minor;
+    d.sm_count = sms;
+    d.smem_optin = 227 * 1024;
+    d.l2_bytes = 50u << 20;
+    return d;
+}
+
+/* An fp32 NN problem every fp32 kernel can take: 256^3, aligned. */
+static gs_problem_t fp32_problem(void)
+{
+    gs_problem_t p;
+    memset(&p, 0, sizeof p);
+    p.entry = GS_EP_SGEMM;
+    p.a_type = p.b_type = p.c_type = GS_DT_F32;
+    p.compute = GS_CT_F32;
+    p.scalar_type = GS_DT_F32;
+    p.trans_a = p.trans_b = GS_OP_N;
+    p.m = p.n = p.k = 256;
+    p.A = (const void *)(uintptr_t)0x7f0000100000ull;
+    p.B = (const void *)(uintptr_t)0x7f0000200000ull;
+    p.C = (void *)(uintptr_t)0x7f0000300000ull;
+    p.lda = p.ldb = p.ldc = 256;
+    p.batch = 1;
+    p.alpha = &one;
+    p.beta = &zero;
+    return p;
+}
+
+static gs_problem_t bf16_problem(void)
+{
+    gs_problem_t p = fp32_problem();
+    p.entry = GS_EP_GEMMEX;
+    p.a_type = p.b_type = p.c_type = GS_DT_BF16;
+    p.trans_a = GS_OP_T;
+    p.trans_b = GS_OP_N;
+    return p;
+}
+
+/* Every decision carries a one-line reason. */
+static gs_decision_t decide(const gs_problem_t *p, const gs_device_t *d, const gs_config_t *c)
+{
+    gs_decision_t dec = gs_dispatch(p, d, c);
+    CHECK(dec.reason[0] != '\0');
+    CHECK(memchr(dec.reason, '\0', sizeof dec.reason) != NULL);
+    CHECK(strchr(dec.reason, '\n') == NULL);
+    return dec;
+}
+
+static void forward_cases(void)
+{
+    gs_device_t h100 = device(9, 0, 132);
+    gs_config_t c = defaults();
+    c.policy = GS_POLICY_ELIGIBLE; /* would route if allowed: forwards are real */
+
+    /* Positive control: this exact problem routes under these settings. */
+    gs_problem_t p = fp32_problem();
+    gs_decision_t d = decide(&p, &h100, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_SGEMM_SIMT);
+    CHECK_CONTAINS(d.reason, "eligible");
+
+    gs_config_t off = c;
+    off.mode = GS_MODE_OFF;
+    d = decide(&p, &h100, &off);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(d.reason, "GEMMSHIM_MODE=off");
+
+    p = fp32_problem();
+    p.entry = GS_EP_LT_MATMUL;
+    d = decide(&p, &h100, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(d.reason, "cublasLt");
+
+    p = fp32_problem();
+    p.entry = GS_EP_GEMMEX_BATCHED;
+    p.batch = 4;
+    d = decide(&p, &h100, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(d.reason, "pointer-array");
+
+    p = fp32_problem();
+    p.compute = GS_CT_F32_TF32;
+    d = decide(&p, &h100, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(d.reason, "TF32");
+
+    p = fp32_problem();
+    p.compute = GS_CT_OTHER;
+    d = decide(&p, &h100, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(d.reason, "compute type");
+
+    /* fp32 data with a reduced-precision fast mode: no kernel computes it. */
+    p = fp32_problem();
+    p.compute = GS_CT_F32_FAST_16F;
+    d = decide(&p, &h100, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+    p.compute = GS_CT_F32_FAST_16BF;
+    d = decide(&p, &h100, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+
+    p = fp32_problem();
+    p.a_type = p.b_type = p.c_type = GS_DT_F64;
+    p.scalar_type = GS_DT_F64;
+    d = decide(&p, &h100, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(d.reason, "data type");
+
+    p = fp32_problem();
+    p.c_type = GS_DT_OTHER;
+    d = decide(&p, &h100, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(d.reason, "data type");
+
+    gs_device_t none;
+    memset(&none, 0, sizeof none);
+    p = fp32_problem();
+    d = decide(&p, &none, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(d.reason, "no CUDA device");
+
+    /* Misaligned C: the SIMT kernel needs 4-byte alignment. */
+    p = fp32_problem();
+    p.C = (void *)((uintptr_t)p.C + 2);
+    d = decide(&p, &h100, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(d.reason, "no kernel implements it");
+
+    /* Pre-Ampere device: no kernel implements fp32 there. */
+    gs_device_t t4 = device(7, 5, 40);
+    p = fp32_problem();
+    d = decide(&p, &t4, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(d.reason, "sm_75");
+}
+
+static void policies_and_kernel_mask(void)
+{
+    gs_problem_t p = fp32_problem();
+    gs_device_t dev = device(8, 7, 16);
+
+    /* The table policy routes nothing the table has not measured. */
+    CHECK(gs_table_ratio(GS_ROUTE_SGEMM_SIMT, 0, &p, &dev) == 0.0);
+    gs_config_t c = defaults();
+    CHECK_EQ_INT(c.policy, GS_POLICY_TABLE);
+    gs_decision_t d = decide(&p, &dev, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(d.reason, "sgemm_simt");
+    CHECK_CONTAINS(d.reason, "not measured");
+
+    c.policy = GS_POLICY_ELIGIBLE;
+    d = decide(&p, &dev, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_SGEMM_SIMT);
+    CHECK(d.table_ratio == 0.0);
+
+    c.kernel_mask = 0; /* GEMMSHIM_KERNELS=none */
+    d = decide(&p, &dev, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(d.reason, "GEMMSHIM_KERNELS");
+
+    c.kernel_mask = 1u << GS_FAMILY_PINGPONG; /* the fp32 kernel disabled */
+    d = decide(&p, &dev, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(d.reason, "GEMMSHIM_KERNELS");
+
+    c.kernel_mask = 1u << GS_FAMILY_SGEMM_SIMT;
+    d = decide(&p, &dev, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_SGEMM_SIMT);
+
+    /* Strided batches of fp32 are routed like single ones. */
+    p.entry = GS_EP_SGEMM_STRIDED;
+    p.batch = 3;
+    p.stride_a = p.stride_b = p.stride_c = 256 * 256;
+    d = decide(&p, &dev, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_SGEMM_SIMT);
+}
+
+static void bf16(void)
+{
+    gs_config_t c = defaults();
+    c.policy = GS_POLICY_ELIGIBLE;
+    gs_problem_t p = bf16_problem();
+
+    /* Control: on sm_90 this problem is pingpong's. */
+    gs_device_t h100 = device(9, 0, 132);
+    gs_decision_t d = decide(&p, &h100, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_PINGPONG);
+    CHECK_EQ_INT(d.config, GS_PINGPONG_128x128x64);
+
+    /* sm_80: no pingpong (Hopper only), and no fp32 kernel takes bf16. */
+    gs_device_t a100 = device(8, 0, 108);
+    d = decide(&p, &a100, &c);
+    CHECK(d.route != GS_ROUTE_PINGPONG);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(d.reason, "sm_80");
+
+    /* sm_90 with pingpong disabled: forwarded, and the reason says why. */
+    c.kernel_mask = 1u << GS_FAMILY_SGEMM_SIMT;
+    d = decide(&p, &h100, &c);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(d.reason, "GEMMSHIM_KERNELS");
+
+    /* Default policy: pingpong is unmeasured for an sm_90 class? Then it
+     * forwards and names pingpong; if measured fast, it routes. */
+    c = defaults();
+    double r = gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &h100);
+    d = decide(&p, &h100, &c);
+    if (r >= GS_MIN_RATIO) {
+        CHECK_EQ_INT(d.route, GS_ROUTE_PINGPONG);
+    } else {
+        CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+        CHECK_CONTAINS(d.reason, "pingpong");
+    }
+}
+
+static void names(void)
+{
+    CHECK_STR_EQ(gs_route_name(GS_ROUTE_FORWARD), "forward");
+    CHECK_STR_EQ(gs_route_name(GS_ROUTE_QUICK), "quick_return");
+    CHECK_STR_EQ(gs_route_name(GS_ROUTE_SGEMM_SIMT), "sgemm_simt");
+    CHECK_STR_EQ(gs_route_name(GS_ROUTE_PINGPONG), "pingpong");
+    CHECK_STR_EQ(gs_route_name(GS_ROUTE_COUNT), "?");
+}
+
+int main(void)
+{
+    forward_cases();
+    policies_and_kernel_mask();
+    bf16();
+    names();
+    return GS_TEST_DONE();
+}
