@@ -8,20 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 build=${GEMMSHIM_BUILD_DIR:-build}
 
-missing=()
-command -v cmake >/dev/null || missing+=(cmake)
-command -v bats >/dev/null || missing+=(bats)
-dpkg -s libopenblas-dev >/dev/null 2>&1 || missing+=(libopenblas-dev)
-command -v readelf >/dev/null || missing+=(binutils)
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "test.sh: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
-if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
-  export PATH=/usr/local/cuda/bin:$PATH
-fi
+. tools/ensure-deps.sh
 
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$build" -j"$(nproc)"

@@ -51,4 +51,210 @@ __device__ __forceinline__ void cp_async_wait_group(void)
  * (kernels/pingpong_sm90.cu; guarded so SIMT files compile for sm_80)
  * ------------------------------------------------------------------------- */
 
+/* Visible to the host pass (declarations for kernel bodies) and to sm_90a
+ * device passes only: an sm_80 or plain sm_90 pass never sees these
+ * instructions, so the SIMT families keep compiling for their targets. */
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+/* ---- mbarrier (transaction-counted, shared::cta) ---- */
+__device__ __forceinline__ void mbarrier_init(void *bar, uint32_t count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n"
+                 :: "r"(smem_u32(bar)), "r"(count) : "memory");
+}
+
+/* Makes the inits visible to the async proxy (TMA complete_tx) and to the
+ * other threads once followed by a CTA barrier. */
+__device__ __forceinline__ void fence_mbarrier_init(void)
+{
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void mbarrier_arrive(void *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n"
+                 :: "r"(smem_u32(bar)) : "memory");
+}
+
+/* One arrival plus the number of bytes the TMA copies will deliver: the
+ * phase completes when every arrival came and every byte landed. */
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(void *bar, uint32_t bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
+                 :: "r"(smem_u32(bar)), "r"(bytes) : "memory");
+}
+
+/* True once the phase with this parity has completed. */
+__device__ __forceinline__ uint32_t mbarrier_try_wait_parity(void *bar, uint32_t parity)
+{
+    uint32_t ok;
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n"
+                 "}\n"
+                 : "=r"(ok) : "r"(smem_u32(bar)), "r"(parity) : "memory");
+    return ok;
+}
+
+__device__ __forceinline__ void mbarrier_wait_parity(void *bar, uint32_t parity)
+{
+    while (!mbarrier_try_wait_parity(bar, parity)) {
+    }
+}
+
+/* ---- TMA (cp.async.bulk.tensor), tensor map passed as __grid_constant__ ---- */
+__device__ __forceinline__ void tma_load_3d(void *smem_dst, const void *tmap, void *bar,
+                                            int32_t c0, int32_t c1, int32_t c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5}], [%2];\n"
+                 :: "r"(smem_u32(smem_dst)), "l"(tmap), "r"(smem_u32(bar)),
+                    "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+/* Clipped store: elements of the box outside the tensor are not written. */
+__device__ __forceinline__ void tma_store_3d(const void *tmap, const void *smem_src,
+                                             int32_t c0, int32_t c1, int32_t c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group"
+                 " [%0, {%2, %3, %4}], [%1];\n"
+                 :: "l"(tmap), "r"(smem_u32(smem_src)), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+__device__ __forceinline__ void tma_store_commit_group(void)
+{
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+/* Wait until at most N bulk groups of this thread still read shared memory. */
+template <int N>
+__device__ __forceinline__ void tma_store_wait_read(void)
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" :: "n"(N) : "memory");
+}
+
+/* Wait until at most N bulk groups of this thread are still in flight. */
+template <int N>
+__device__ __forceinline__ void tma_store_wait_all(void)
+{
+    asm volatile("cp.async.bulk.wait_group %0;\n" :: "n"(N) : "memory");
+}
+
+__device__ __forceinline__ void prefetch_tensormap(const void *tmap)
+{
+    asm volatile("prefetch.tensormap [%0];\n" :: "l"(tmap) : "memory");
+}
+
+/* Generic-proxy shared-memory writes (st.shared, stmatrix) become visible to
+ * the async proxy (TMA store, wgmma) only after this fence. */
+__device__ __forceinline__ void fence_proxy_async_shared_cta(void)
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/* ---- named barriers (id 0 is __syncthreads) ---- */
+__device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t nthreads)
+{
+    asm volatile("bar.sync %0, %1;\n" :: "r"(id), "r"(nthreads) : "memory");
+}
+
+__device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t nthreads)
+{
+    asm volatile("bar.arrive %0, %1;\n" :: "r"(id), "r"(nthreads) : "memory");
+}
+
+/* ---- register reallocation between warpgroups ---- */
+template <uint32_t N>
+__device__ __forceinline__ void setmaxnreg_inc(void)
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" :: "n"(N));
+}
+
+template <uint32_t N>
+__device__ __forceinline__ void setmaxnreg_dec(void)
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" :: "n"(N));
+}
+
+/* ---- stmatrix: four 8x8 b16 matrices; lanes 8i..8i+7 give matrix i's rows ---- */
+__device__ __forceinline__ void stmatrix_x4(void *smem_dst, uint32_t r0, uint32_t r1,
+                                            uint32_t r2, uint32_t r3)
+{
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                 :: "r"(smem_u32(smem_dst)), "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+                 : "memory");
+}
+
+/* ---- wgmma ---- */
+__device__ __forceinline__ void wgmma_fence(void)
+{
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void wgmma_commit_group(void)
+{
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+template <int N>
+__device__ __forceinline__ void wgmma_wait_group(void)
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" :: "n"(N) : "memory");
+}
+
+/* Pins an accumulator register across wgmma_wait_group, so the compiler
+ * cannot move reads of it above the wait. */
+__device__ __forceinline__ void wgmma_fence_operand(float &r)
+{
+    asm volatile("" : "+f"(r) :: "memory");
+}
+
+/* Shared-memory matrix descriptor: start address, leading and stride byte
+ * offsets (all >> 4), and the swizzle mode in bits 62-63 (1 = 128 byte).
+ * Base offset 0: every swizzled buffer starts on a 1024-byte boundary. */
+__device__ __forceinline__ uint64_t wgmma_desc_sw128(uint32_t smem_addr, uint32_t lbo_bytes,
+                                                     uint32_t sbo_bytes)
+{
+    uint64_t desc = 0;
+    desc |= (uint64_t)((smem_addr & 0x3FFFF) >> 4);
+    desc |= (uint64_t)((lbo_bytes & 0x3FFFF) >> 4) << 16;
+    desc |= (uint64_t)((sbo_bytes & 0x3FFFF) >> 4) << 32;
+    desc |= (uint64_t)1 << 62;
+    return desc;
+}
+
+/* D(64x128, f32) (+)= A(64x16) * B(16x128), both from shared memory.
+ * TRANS_A / TRANS_B = 1 select the MN-major ("transposed") operand layout.
+ * scale_d == 0 overwrites D (first k-step of a tile). */
+#define GS_WGMMA_M64N128K16(NAME, TYPE)                                                     \
+template <int TRANS_A, int TRANS_B>                                                         \
+__device__ __forceinline__ void NAME(float *d, uint64_t desc_a, uint64_t desc_b,            \
+                                     int scale_d)                                           \
+{                                                                                           \
+    asm volatile("{\n"                                                                      \
+                 ".reg .pred p;\n"                                                          \
+                 "setp.ne.b32 p, %66, 0;\n"                                                 \
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE "\n"          \
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},\n"                                                              \
+                 " %64, %65, p, 1, 1, %67, %68;\n"                                          \
+                 "}\n"                                                                      \
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])                                                                   \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));      \
+}
+GS_WGMMA_M64N128K16(wgmma_m64n128k16_f32_bf16, "bf16")
+GS_WGMMA_M64N128K16(wgmma_m64n128k16_f32_f16, "f16")
+#undef GS_WGMMA_M64N128K16
+
+#endif /* !__CUDA_ARCH__ || __CUDA_ARCH_FEAT_SM90_ALL */
+
 #endif /* GS_PTX_CUH */

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The main job: build libgemmshim.so and run the demo application under it
+# (LD_PRELOAD), printing what the shim routed and why (GEMMSHIM_LOG=stderr).
+#   With a GPU: tests/apps/sample_app, a plain cuBLAS program, whose calls are
+#   compared with the real cuBLAS one by one.
+#   Without one: the same kinds of calls against the recording fake cuBLAS,
+#   with GEMMSHIM_TEST_DEVICE pretending an H100, so the routing decisions
+#   (and the fallback when a kernel cannot launch) are shown.
+set -euo pipefail
+cd "$(dirname "$0")"
+build=${GEMMSHIM_BUILD_DIR:-build}
+. tools/ensure-deps.sh
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j"$(nproc)" --target gemmshim sample_app sample_calls >/dev/null
+lib=$PWD/$build/libgemmshim.so
+if nvidia-smi -L >/dev/null 2>&1; then
+  echo "== sample_app under gemmshim (GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
+  GEMMSHIM_LOG=stderr LD_PRELOAD=$lib "$build/bin/sample_app"
+else
+  echo "== no GPU here: the shim's decisions against the recording fake cuBLAS"
+  echo "   (GEMMSHIM_TEST_DEVICE=sm_90:132 pretends an H100; its kernels cannot launch,"
+  echo "    so routed calls fall back to the fake, logged)"
+  FAKE_CUBLAS_RECORD=/dev/null GEMMSHIM_TEST_DEVICE=sm_90:132 GEMMSHIM_POLICY=eligible \
+    GEMMSHIM_LOG=stderr LD_LIBRARY_PATH=$PWD/$build/fake LD_PRELOAD=$lib \
+    "$build/tests/fake/sample_calls"
+fi
