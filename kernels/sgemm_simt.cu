@@ -1,0 +1,590 @@
+/* Warp-tiled SIMT fp32 SGEMM (CUTLASS hierarchy: block tile, warp tile,
+ * thread tile), column-major, all four transposes, strided batches.
+ *
+ * Shared memory holds both operands k-major: As[k][m] and Bs[k][n], so that
+ * one k step of the inner product reads a thread's A and B fragments as
+ * float4 vectors (LDS.128) and does THREAD_M x THREAD_N FFMAs on them.
+ *
+ * How an operand reaches that layout depends on which of its dimensions is
+ * contiguous in global memory (column-major, so A:N and B:T are contiguous
+ * along m/n, A:T and B:N along k):
+ *   COPY_VEC16  contiguous along m/n and 16-byte aligned: 16-byte cp.async,
+ *               a warp reads 512 contiguous bytes;
+ *   COPY_ROW4   contiguous along m/n but not 16-byte aligned: 4-byte
+ *               cp.async, a warp reads 128 contiguous bytes;
+ *   COPY_COL4   contiguous along k: 4-byte cp.async that transposes on the
+ *               way in; a warp reads 8 consecutive k of 4 rows (4 whole
+ *               32-byte sectors) and writes 8 k-rows x 4 columns of shared
+ *               memory, which the 4-float row padding spreads over all 32
+ *               banks.
+ * All three are asynchronous copies, so every layout runs the same STAGES-deep
+ * ring: while stage s is being multiplied, the next STAGES-1 k-tiles are in
+ * flight, and no registers are spent on staging.
+ *
+ * Out-of-range rows and k of the edge tiles are copied with src-size 0 (or
+ * fewer than 16 bytes), which zero-fills shared memory without reading global
+ * memory, so the inner loop never branches and never reads out of bounds.
+ */
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include <atomic>
+#include <cmath>
+
+#include "gs_kernels.h"
+#include "gs_problem.h"
+#include "gs_ptx.cuh"
+#include "sgemm_simt_config.h"
+
+namespace {
+
+enum copy_mode { COPY_VEC16 = 0, COPY_ROW4 = 1, COPY_COL4 = 2 };
+
+/* k-contiguous copies take this many consecutive k per row: 32 bytes, one
+ * sector, and with the 4-float padding 8 k-rows cover the 32 banks. */
+constexpr int COL4_K = 8;
+
+/* Consecutive linear block ids walk down GROUP_M tile-rows before moving to
+ * the next tile-column, so the blocks resident at one time share A rows and
+ * B columns in L2 instead of streaming a full row of tiles each. */
+constexpr int GROUP_M = 8;
+
+/* Limit of grid.y and grid.z. */
+constexpr int64_t MAX_GRID_Y = 65535;
+
+struct sgemm_params {
+    const float *A;
+    const float *B;
+    float *C;
+    int m, n, k;
+    int tiles_m, tiles_n;
+    int64_t lda, ldb, ldc;
+    int64_t batch, stride_a, stride_b, stride_c;
+    float alpha, beta;               /* host pointer mode */
+    const float *alpha_ptr, *beta_ptr; /* device pointer mode, else null */
+    int c_vec4;                      /* C, ldc and stride_c allow float4 */
+};
+
+/* Copies one operand's EXT x BLOCK_K tile (EXT = BLOCK_M for A, BLOCK_N for
+ * B) of each k-tile into a shared k-major [BLOCK_K][LD] array. Element (r, kk)
+ * of the operand is at base[r + kk*ld] when it is contiguous along r
+ * (VEC16/ROW4) and at base[kk + r*ld] when contiguous along k (COL4).
+ * A thread's copies sit at compile-time offsets (dr, dk) from one base
+ * (r_t, k_t), so per k-tile it needs only one pointer and one k bound. */
+template <int MODE, int EXT, int BLOCK_K, int LD, int THREADS>
+struct tile_copier {
+    static constexpr int VEC = MODE == COPY_VEC16 ? 4 : 1;
+    static constexpr int COPIES = EXT * BLOCK_K / (THREADS * VEC);
+    /* VEC16/ROW4: a thread keeps its r and steps along k. */
+    static constexpr int R_THREADS = EXT / VEC;
+    static constexpr int K_STEP = THREADS / R_THREADS;
+    /* COL4: COL4_K lanes along k, the rest along r. */
+    static constexpr int COL_R_STEP = THREADS / COL4_K;
+    static constexpr int COL_R_ITERS = EXT / COL_R_STEP;
+
+    static_assert(COPIES >= 1 && EXT * BLOCK_K % (THREADS * VEC) == 0, "copies divide evenly");
+    static_assert(MODE == COPY_COL4 || THREADS % R_THREADS == 0, "whole k-rows per pass");
+    static_assert(MODE != COPY_COL4 || EXT % COL_R_STEP == 0, "whole columns per pass");
+
+    /* Kept to the minimum that must live across the main loop (the 128x128
+     * tile has no registers to spare): ld and the k-tile step are re-read
+     * from the kernel parameters at each use. */
+    const float *gptr; /* this thread's (r_t, k_t) in the current k-tile */
+    int smem_off;      /* k_t*LD + r_t */
+    int k_t;
+    uint32_t r_ok;     /* VEC16: bytes of the 4-vector inside the matrix;
+                          ROW4/COL4: bit i set when copy i's row is inside */
+
+    __device__ __forceinline__ tile_copier(const float *base, int64_t ld, int r0, int r_extent, int tid)
+    {
+        int r_t;
+        if (MODE == COPY_COL4) {
+            k_t = tid % COL4_K;
+            r_t = tid / COL4_K;
+            gptr = base + (int64_t)(r0 + r_t) * ld + k_t;
+        } else {
+            r_t = (tid % R_THREADS) * VEC;
+            k_t = tid / R_THREADS;
+            gptr = base + (r0 + r_t) + (int64_t)k_t * ld;
+        }
+        smem_off = k_t * LD + r_t;
+        const int r_left = r_extent - r0 - r_t;
+        if (MODE == COPY_VEC16) {
+            r_ok = 4 * max(0, min(VEC, r_left));
+        } else {
+            r_ok = 0;
+#pragma unroll
+            for (int i = 0; i < COPIES; ++i)
+                if (dr(i) < r_left)
+                    r_ok |= 1u << i;
+        }
+    }
+
+    static __device__ __forceinline__ int dr(int i)
+    {
+        return MODE == COPY_COL4 ? (i % COL_R_ITERS) * COL_R_STEP : 0;
+    }
+    static __device__ __forceinline__ int dk(int i)
+    {
+        return MODE == COPY_COL4 ? (i / COL_R_ITERS) * COL4_K : i * K_STEP;
+    }
+
+    /* Enqueue this thread's copies of the current k-tile into smem[BLOCK_K][LD];
+     * k_left = k - (first k of the tile). */
+    __device__ __forceinline__ void copy(float *smem, int64_t ld, int k_left) const
+    {
+        float *dst = smem + smem_off;
+#pragma unroll
+        for (int i = 0; i < COPIES; ++i) {
+            const bool k_in = k_t + dk(i) < k_left;
+            if (MODE == COPY_VEC16) {
+                cp_async_cg_16(dst + dk(i) * LD, gptr + dk(i) * ld, k_in ? (int)r_ok : 0);
+            } else if (MODE == COPY_ROW4) {
+                cp_async_ca_4(dst + dk(i) * LD, gptr + dk(i) * ld,
+                              (k_in && (r_ok >> i & 1u)) ? 4 : 0);
+            } else {
+                cp_async_ca_4(dst + dk(i) * LD + dr(i), gptr + dr(i) * ld + dk(i),
+                              (k_in && (r_ok >> i & 1u)) ? 4 : 0);
+            }
+        }
+    }
+
+    __device__ __forceinline__ void next_tile(int64_t ld)
+    {
+        gptr += MODE == COPY_COL4 ? (int64_t)BLOCK_K : BLOCK_K * ld;
+    }
+};
+
+template <class Cfg>
+struct shared_storage {
+    alignas(16) float a[Cfg::STAGES][Cfg::BLOCK_K][Cfg::A_LD];
+    alignas(16) float b[Cfg::STAGES][Cfg::BLOCK_K][Cfg::B_LD];
+};
+
+__device__ __forceinline__ float4 lds128(const float *p)
+{
+    return *reinterpret_cast<const float4 *>(p);
+}
+
+/* Tile position of linear block id, grouped along m (see GROUP_M). */
+__device__ __forceinline__ void block_tile(int id, int tiles_m, int tiles_n, int &tm, int &tn)
+{
+    const int per_group = GROUP_M * tiles_n;
+    const int group = id / per_group;
+    const int first_m = group * GROUP_M;
+    const int group_m = min(tiles_m - first_m, GROUP_M);
+    const int in_group = id - group * per_group;
+    tm = first_m + in_group % group_m;
+    tn = in_group / group_m;
+}
+
+template <class Cfg, int A_MODE, int B_MODE>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS_PER_SM)
+sgemm_warptile(const sgemm_params prm)
+{
+    constexpr int BM = Cfg::BLOCK_M, BN = Cfg::BLOCK_N, BK = Cfg::BLOCK_K;
+    constexpr int STAGES = Cfg::STAGES;
+    constexpr int TM = Cfg::THREAD_M, TN = Cfg::THREAD_N;
+    constexpr int VM = TM / 4, VN = TN / 4; /* float4 vectors per fragment */
+    using copier_a = tile_copier<A_MODE, BM, BK, Cfg::A_LD, Cfg::THREADS>;
+    using copier_b = tile_copier<B_MODE, BN, BK, Cfg::B_LD, Cfg::THREADS>;
+
+    extern __shared__ float4 smem_raw[];
+    shared_storage<Cfg> &smem = *reinterpret_cast<shared_storage<Cfg> *>(smem_raw);
+
+    const int tid = threadIdx.x;
+    const int warp = tid / 32, lane = tid % 32;
+    const int warp_m0 = (warp % Cfg::WARPS_M) * Cfg::WARP_M;
+    const int warp_n0 = (warp / Cfg::WARPS_M) * Cfg::WARP_N;
+    /* Offsets of this lane's first 4-vector inside the block tile; vector v
+     * of the A (B) fragment is LANES_M*4 (LANES_N*4) further. */
+    const int frag_m = warp_m0 + (lane % Cfg::LANES_M) * 4;
+    const int frag_n = warp_n0 + (lane / Cfg::LANES_M) * 4;
+
+    int tm, tn;
+    block_tile(blockIdx.x, prm.tiles_m, prm.tiles_n, tm, tn);
+    const int m0 = tm * BM, n0 = tn * BN;
+
+    const float alpha = prm.alpha_ptr ? *prm.alpha_ptr : prm.alpha;
+    const float beta = prm.beta_ptr ? *prm.beta_ptr : prm.beta;
+    /* alpha == 0 (or k == 0) leaves C = beta*C: A and B are not read. */
+    const int k_tiles = alpha == 0.0f ? 0 : (prm.k + BK - 1) / BK;
+
+    /* Batches span grid.y and grid.z (grid.y alone stops at 65535). A loop
+     * over batches inside the kernel would cost the registers that keep the
+     * 128x128 tile free of spills. */
+    const int64_t b = (int64_t)blockIdx.z * MAX_GRID_Y + blockIdx.y;
+    if (b >= prm.batch)
+        return;
+    copier_a ca(prm.A + b * prm.stride_a, prm.lda, m0, prm.m, tid);
+    copier_b cb(prm.B + b * prm.stride_b, prm.ldb, n0, prm.n, tid);
+
+    /* Prologue: STAGES-1 k-tiles in flight. Groups are committed even
+     * when empty so that wait_group<STAGES-2> always means "the tile
+     * about to be multiplied has landed". */
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < k_tiles) {
+            ca.copy(&smem.a[s][0][0], prm.lda, prm.k - s * BK);
+            cb.copy(&smem.b[s][0][0], prm.ldb, prm.k - s * BK);
+            ca.next_tile(prm.lda);
+            cb.next_tile(prm.ldb);
+        }
+        cp_async_commit_group();
+    }
+
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+            acc[i][j] = 0.0f;
+
+    /* Fragments are double-buffered in registers: the FFMAs of step kk
+     * run while the vectors of step kk+1 load, and the first vectors of
+     * tile kt+1 are loaded before the last FFMAs of tile kt, so
+     * shared-memory latency stays hidden across the barrier too. */
+    float4 av[2][VM], bv[2][VN];
+    auto load_frags = [&](int buf, int stage, int kk) {
+        const float *As = &smem.a[stage][kk][frag_m];
+        const float *Bs = &smem.b[stage][kk][frag_n];
+#pragma unroll
+        for (int v = 0; v < VM; ++v)
+            av[buf][v] = lds128(As + v * Cfg::LANES_M * 4);
+#pragma unroll
+        for (int v = 0; v < VN; ++v)
+            bv[buf][v] = lds128(Bs + v * Cfg::LANES_N * 4);
+    };
+
+    cp_async_wait_group<STAGES - 2>();
+    __syncthreads();
+    load_frags(0, 0, 0);
+
+    int read_stage = 0, write_stage = STAGES - 1;
+    for (int kt = 0; kt < k_tiles; ++kt) {
+        /* Tile kt+STAGES-1 refills the stage of tile kt-1: every warp read
+         * its last fragment of that stage before the barrier that ended
+         * tile kt-1. */
+        const int k_next = kt + STAGES - 1;
+        if (k_next < k_tiles) {
+            ca.copy(&smem.a[write_stage][0][0], prm.lda, prm.k - k_next * BK);
+            cb.copy(&smem.b[write_stage][0][0], prm.ldb, prm.k - k_next * BK);
+            ca.next_tile(prm.lda);
+            cb.next_tile(prm.ldb);
+        }
+        cp_async_commit_group();
+
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+            const int cur = kk & 1;
+            if (kk == BK - 1) {
+                /* One barrier per k-tile: tile kt+1 has landed and is
+                 * visible to all warps, and all reads of tile kt are
+                 * done (its last vectors are already in registers). */
+                cp_async_wait_group<STAGES - 2>();
+                __syncthreads();
+                read_stage = read_stage == STAGES - 1 ? 0 : read_stage + 1;
+                write_stage = write_stage == STAGES - 1 ? 0 : write_stage + 1;
+            }
+            load_frags(cur ^ 1, read_stage, kk == BK - 1 ? 0 : kk + 1);
+            const float *a = reinterpret_cast<const float *>(av[cur]);
+            const float *bf = reinterpret_cast<const float *>(bv[cur]);
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j)
+                    acc[i][j] = fmaf(a[i], bf[j], acc[i][j]);
+        }
+    }
+    /* Epilogue: each 4-vector of the thread tile is 4 consecutive rows of
+     * one column of C; LANES_M lanes write LANES_M*16 contiguous bytes.
+     * Everything is relative to the thread's first element, so only one
+     * pointer and two bounds live across the main loop. */
+    const int rows_left = prm.m - (m0 + frag_m);
+    const int cols_left = prm.n - (n0 + frag_n);
+    float *Cthr = prm.C + b * prm.stride_c + (int64_t)(n0 + frag_n) * prm.ldc + (m0 + frag_m);
+#pragma unroll
+    for (int vn = 0; vn < VN; ++vn) {
+#pragma unroll
+        for (int jj = 0; jj < 4; ++jj) {
+            const int c = vn * Cfg::LANES_N * 4 + jj;
+            if (c >= cols_left)
+                continue;
+            float *Ccol = Cthr + c * prm.ldc;
+#pragma unroll
+            for (int vm = 0; vm < VM; ++vm) {
+                const int r0 = vm * Cfg::LANES_M * 4;
+                const int j = vn * 4 + jj;
+                float v[4];
+#pragma unroll
+                for (int ii = 0; ii < 4; ++ii)
+                    v[ii] = alpha * acc[vm * 4 + ii][j];
+                if (prm.c_vec4 && r0 + 3 < rows_left) {
+                    float4 *cp = reinterpret_cast<float4 *>(Ccol + r0);
+                    if (beta != 0.0f) {
+                        const float4 old = *cp;
+                        v[0] = fmaf(beta, old.x, v[0]);
+                        v[1] = fmaf(beta, old.y, v[1]);
+                        v[2] = fmaf(beta, old.z, v[2]);
+                        v[3] = fmaf(beta, old.w, v[3]);
+                    }
+                    *cp = make_float4(v[0], v[1], v[2], v[3]);
+                } else {
+#pragma unroll
+                    for (int ii = 0; ii < 4; ++ii) {
+                        if (r0 + ii < rows_left) {
+                            float *cp = Ccol + r0 + ii;
+                            *cp = beta != 0.0f ? fmaf(beta, *cp, v[ii]) : v[ii];
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+/* 16-byte copies need every (batch, column) start 16-byte aligned. */
+bool vec4_ok(const void *base, int64_t ld, int64_t batch, int64_t stride)
+{
+    return aligned16(base) && ld % 4 == 0 && (batch == 1 || stride % 4 == 0);
+}
+
+/* Raises the dynamic shared-memory limit of one kernel once per device.
+ * Racing first callers both set the same value, which is harmless. */
+template <class Cfg, int A_MODE, int B_MODE>
+cudaError_t ensure_smem_limit(int device)
+{
+    constexpr int MAX_DEVICES = 64;
+    static std::atomic<bool> done[MAX_DEVICES];
+    if (Cfg::SMEM_BYTES <= 48 * 1024)
+        return cudaSuccess;
+    const bool cacheable = device >= 0 && device < MAX_DEVICES;
+    if (cacheable && done[device].load(std::memory_order_acquire))
+        return cudaSuccess;
+    const cudaError_t err = cudaFuncSetAttribute(sgemm_warptile<Cfg, A_MODE, B_MODE>,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 Cfg::SMEM_BYTES);
+    if (err == cudaSuccess && cacheable)
+        done[device].store(true, std::memory_order_release);
+    return err;
+}
+
+template <class Cfg, int A_MODE, int B_MODE>
+cudaError_t launch_modes(const sgemm_params &prm, int device, cudaStream_t stream)
+{
+    cudaError_t err = ensure_smem_limit<Cfg, A_MODE, B_MODE>(device);
+    if (err != cudaSuccess)
+        return err;
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = dim3((unsigned)((int64_t)prm.tiles_m * prm.tiles_n),
+                      (unsigned)(prm.batch < MAX_GRID_Y ? prm.batch : MAX_GRID_Y),
+                      (unsigned)((prm.batch + MAX_GRID_Y - 1) / MAX_GRID_Y));
+    lc.blockDim = dim3(Cfg::THREADS, 1, 1);
+    lc.dynamicSmemBytes = Cfg::SMEM_BYTES;
+    lc.stream = stream;
+    return cudaLaunchKernelEx(&lc, sgemm_warptile<Cfg, A_MODE, B_MODE>, prm);
+}
+
+/* Which transposes of an operand a launcher instantiates kernels for (bit
+ * 1 << gs_op_t); a layout-specific tile leaves the others out. */
+enum { OPS_N = 1 << GS_OP_N, OPS_T = 1 << GS_OP_T, OPS_ANY = OPS_N | OPS_T };
+
+template <class Cfg, int A_MODE, int B_OPS>
+cudaError_t launch_b(const sgemm_params &prm, int b_mode, int device, cudaStream_t stream)
+{
+    switch (b_mode) {
+    case COPY_VEC16:
+        if constexpr ((B_OPS & OPS_T) != 0)
+            return launch_modes<Cfg, A_MODE, COPY_VEC16>(prm, device, stream);
+        break;
+    case COPY_ROW4:
+        if constexpr ((B_OPS & OPS_T) != 0)
+            return launch_modes<Cfg, A_MODE, COPY_ROW4>(prm, device, stream);
+        break;
+    default:
+        if constexpr ((B_OPS & OPS_N) != 0)
+            return launch_modes<Cfg, A_MODE, COPY_COL4>(prm, device, stream);
+        break;
+    }
+    return cudaErrorInvalidValue;
+}
+
+/* Fills the kernel parameters of p for tile config Cfg and launches. */
+template <class Cfg, int A_OPS = OPS_ANY, int B_OPS = OPS_ANY>
+cudaError_t sgemm_launch(const gs_problem_t *p, const gs_device_t *d)
+{
+    sgemm_params prm = {};
+    prm.A = static_cast<const float *>(p->A);
+    prm.B = static_cast<const float *>(p->B);
+    prm.C = static_cast<float *>(p->C);
+    prm.m = (int)p->m;
+    prm.n = (int)p->n;
+    prm.k = (int)p->k;
+    prm.tiles_m = (int)((p->m + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M);
+    prm.tiles_n = (int)((p->n + Cfg::BLOCK_N - 1) / Cfg::BLOCK_N);
+    prm.lda = p->lda;
+    prm.ldb = p->ldb;
+    prm.ldc = p->ldc;
+    prm.batch = p->batch;
+    prm.stride_a = p->stride_a;
+    prm.stride_b = p->stride_b;
+    prm.stride_c = p->stride_c;
+    if (p->scalars_on_device) {
+        prm.alpha_ptr = static_cast<const float *>(p->alpha);
+        prm.beta_ptr = static_cast<const float *>(p->beta);
+    } else {
+        prm.alpha = *static_cast<const float *>(p->alpha);
+        prm.beta = *static_cast<const float *>(p->beta);
+    }
+    prm.c_vec4 = vec4_ok(p->C, p->ldc, p->batch, p->stride_c);
+
+    /* Column-major: op(A) is contiguous along m when A is not transposed,
+     * op(B) along n when B is transposed. */
+    const int a_mode = p->trans_a == GS_OP_T ? COPY_COL4
+                       : vec4_ok(p->A, p->lda, p->batch, p->stride_a) ? COPY_VEC16 : COPY_ROW4;
+    const int b_mode = p->trans_b == GS_OP_N ? COPY_COL4
+                       : vec4_ok(p->B, p->ldb, p->batch, p->stride_b) ? COPY_VEC16 : COPY_ROW4;
+    cudaStream_t stream = static_cast<cudaStream_t>(p->stream);
+    switch (a_mode) {
+    case COPY_VEC16:
+        if constexpr ((A_OPS & OPS_N) != 0)
+            return launch_b<Cfg, COPY_VEC16, B_OPS>(prm, b_mode, d->ordinal, stream);
+        break;
+    case COPY_ROW4:
+        if constexpr ((A_OPS & OPS_N) != 0)
+            return launch_b<Cfg, COPY_ROW4, B_OPS>(prm, b_mode, d->ordinal, stream);
+        break;
+    default:
+        if constexpr ((A_OPS & OPS_T) != 0)
+            return launch_b<Cfg, COPY_COL4, B_OPS>(prm, b_mode, d->ordinal, stream);
+        break;
+    }
+    return cudaErrorInvalidValue;
+}
+
+enum sgemm_config {
+    CFG_256x128x8,
+    CFG_128x256x8,
+    CFG_128x128x8,
+    CFG_128x64x8,
+    CFG_64x64x8,
+    CFG_COUNT
+};
+
+/* Estimated time of p under Cfg, in units of one SM-resident block-tile
+ * element: full waves of MIN_BLOCKS_PER_SM blocks per SM, each wave costing
+ * the tile area that one SM then holds. Smaller tiles fill the machine with
+ * fewer idle SMs in the last wave, larger ones move fewer bytes per FMA. */
+template <class Cfg>
+double wave_cost(const gs_problem_t *p, int sm_count)
+{
+    const double blocks = (double)((p->m + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M) *
+                          (double)((p->n + Cfg::BLOCK_N - 1) / Cfg::BLOCK_N) * (double)p->batch;
+    const double slots = (double)(sm_count > 0 ? sm_count : 1) * Cfg::MIN_BLOCKS_PER_SM;
+    return ceil(blocks / slots) * Cfg::MIN_BLOCKS_PER_SM * Cfg::BLOCK_M * Cfg::BLOCK_N;
+}
+
+/* A smaller tile must beat the estimate of a larger one by more than this:
+ * it does more copies and barriers per FMA, which the wave count ignores
+ * (8192x8192x2048 TN on an H200: 128x64 estimated 1.5% faster, ran 8%
+ * slower than 128x128). */
+constexpr double SMALLER_TILE_MARGIN = 0.9;
+
+/* Least estimated time, with the margin above favouring the earlier (larger)
+ * tiles. The 16-wide
+ * thread tiles are the fastest per FMA, but their 256-long side costs twice
+ * the 4-byte transposing copies, so that side goes to an operand that is
+ * contiguous along it: 256 along m when A is not transposed, 256 along n
+ * when B is; with both operands k-contiguous (TN) 128x128 is the largest. */
+sgemm_config choose_config(const gs_problem_t *p, int sm_count)
+{
+    const double inf = HUGE_VAL;
+    const double cost[CFG_COUNT] = {
+        p->trans_a == GS_OP_N ? wave_cost<sgemm_cfg_256x128x8>(p, sm_count) : inf,
+        p->trans_a == GS_OP_T && p->trans_b == GS_OP_T ? wave_cost<sgemm_cfg_128x256x8>(p, sm_count) : inf,
+        wave_cost<sgemm_cfg_128x128x8>(p, sm_count),
+        wave_cost<sgemm_cfg_128x64x8>(p, sm_count),
+        wave_cost<sgemm_cfg_64x64x8>(p, sm_count)};
+    int best = 0;
+    for (int c = 1; c < CFG_COUNT; ++c)
+        if (cost[c] < SMALLER_TILE_MARGIN * cost[best])
+            best = c;
+    return (sgemm_config)best;
+}
+
+bool ld_ok(int64_t ld, int64_t rows) { return ld >= 1 && ld >= rows; }
+
+} // namespace
+
+extern "C" int gs_sgemm_simt_can_implement(const gs_problem_t *p, const gs_device_t *d)
+{
+    if (!p || !d || !d->present || d->cc_major < 8)
+        return 0;
+    if (p->a_type != GS_DT_F32 || p->b_type != GS_DT_F32 || p->c_type != GS_DT_F32 ||
+        p->scalar_type != GS_DT_F32)
+        return 0;
+    if (p->compute != GS_CT_F32 && p->compute != GS_CT_F32_PEDANTIC)
+        return 0;
+    if (p->trans_a != GS_OP_N && p->trans_a != GS_OP_T)
+        return 0;
+    if (p->trans_b != GS_OP_N && p->trans_b != GS_OP_T)
+        return 0;
+    /* Sizes, rows and tile indices are 32-bit in the kernel (with headroom
+     * for a tile past the edge); element offsets are 64-bit. */
+    const int64_t size_max = (int64_t)1 << 30, int_max = 0x7fffffff;
+    if (p->m < 1 || p->n < 1 || p->k < 0 || p->batch < 1 || p->batch > MAX_GRID_Y * MAX_GRID_Y)
+        return 0;
+    if (p->m > size_max || p->n > size_max || p->k > size_max)
+        return 0;
+    const int64_t tiles_m = (p->m + sgemm_cfg_64x64x8::BLOCK_M - 1) / sgemm_cfg_64x64x8::BLOCK_M;
+    const int64_t tiles_n = (p->n + sgemm_cfg_64x64x8::BLOCK_N - 1) / sgemm_cfg_64x64x8::BLOCK_N;
+    if (tiles_m * tiles_n > int_max)
+        return 0;
+    if (!ld_ok(p->lda, p->trans_a == GS_OP_N ? p->m : p->k) ||
+        !ld_ok(p->ldb, p->trans_b == GS_OP_N ? p->k : p->n) || !ld_ok(p->ldc, p->m))
+        return 0;
+    if (p->batch > 1) {
+        const int64_t sc = p->stride_c < 0 ? -p->stride_c : p->stride_c;
+        if (sc / p->ldc < p->n) /* |stride_c| < ldc*n without overflow */
+            return 0;
+    }
+    if (!p->alpha || !p->beta || !p->C)
+        return 0;
+    if (((uintptr_t)p->A | (uintptr_t)p->B | (uintptr_t)p->C) & 3u)
+        return 0;
+    if ((size_t)sgemm_cfg_256x128x8::SMEM_BYTES > d->smem_optin ||
+        (size_t)sgemm_cfg_128x256x8::SMEM_BYTES > d->smem_optin ||
+        (size_t)sgemm_cfg_128x128x8::SMEM_BYTES > d->smem_optin ||
+        (size_t)sgemm_cfg_128x64x8::SMEM_BYTES > d->smem_optin ||
+        (size_t)sgemm_cfg_64x64x8::SMEM_BYTES > d->smem_optin)
+        return 0;
+    return 1;
+}
+
+extern "C" int gs_sgemm_simt_run(const gs_problem_t *p, const gs_device_t *d)
+{
+    if (!gs_sgemm_simt_can_implement(p, d))
+        return (int)cudaErrorInvalidValue;
+    switch (choose_config(p, d->sm_count)) {
+    case CFG_256x128x8: return (int)sgemm_launch<sgemm_cfg_256x128x8, OPS_N, OPS_ANY>(p, d);
+    case CFG_128x256x8: return (int)sgemm_launch<sgemm_cfg_128x256x8, OPS_T, OPS_T>(p, d);
+    case CFG_128x128x8: return (int)sgemm_launch<sgemm_cfg_128x128x8>(p, d);
+    case CFG_128x64x8: return (int)sgemm_launch<sgemm_cfg_128x64x8>(p, d);
+    default: return (int)sgemm_launch<sgemm_cfg_64x64x8>(p, d);
+    }
+}
+
+extern "C" const char *gs_sgemm_simt_name(const gs_problem_t *p)
+{
+    gs_device_t d = {};
+    const int sm_count = gs_device_query(&d) == 0 && d.present ? d.sm_count : 1;
+    switch (choose_config(p, sm_count)) {
+    case CFG_256x128x8: return "sgemm_warptile_256x128x8";
+    case CFG_128x256x8: return "sgemm_warptile_128x256x8";
+    case CFG_128x128x8: return "sgemm_warptile_128x128x8";
+    case CFG_128x64x8: return "sgemm_warptile_128x64x8";
+    default: return "sgemm_warptile_64x64x8";
+    }
+}
