@@ -12,10 +12,6 @@
  * usage: bench_ab [--suite sgemm|pingpong|prefill|all] [--csv FILE] [--rounds N] */
 #include "../tests/gpu/gpu_util.h"
 
-typedef cublasStatus_t (*gemmex_fn)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int,
-                                    int, int, const void *, const void *, cudaDataType, int,
-                                    const void *, cudaDataType, int, const void *, void *,
-                                    cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
 
 typedef struct shape {
     const char *suite;
@@ -40,10 +36,13 @@ static void build(const char *suite)
 {
     int all = !strcmp(suite, "all");
     static const char *layouts[4] = {"NN", "NT", "TN", "TT"};
-    if (all || !strcmp(suite, "sgemm"))
-        for (int s = 1024; s <= 4096; s *= 2)
+    if (all || !strcmp(suite, "sgemm")) {
+        /* squares from 256 to 4096: the classes of the tuning table */
+        static const int sq[] = {256, 512, 768, 1024, 1536, 2048, 3072, 4096};
+        for (size_t i = 0; i < sizeof sq / sizeof sq[0]; ++i)
             for (int l = 0; l < 4; ++l)
-                add("sgemm", CUDA_R_32F, CUDA_R_32F, layouts[l], s, s, s);
+                add("sgemm", CUDA_R_32F, CUDA_R_32F, layouts[l], sq[i], sq[i], sq[i]);
+    }
     if (all || !strcmp(suite, "pingpong")) {
         for (int k = 64; k <= 2048; k *= 2)
             add("pingpong-k", CUDA_R_16BF, CUDA_R_16BF, "TN", 8448, 9216, k);

@@ -6,10 +6,6 @@
  * result is within tolerance of cuBLAS's. */
 #include "../gpu/gpu_util.h"
 
-typedef cublasStatus_t (*gemmex_fn)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int,
-                                    int, int, const void *, const void *, cudaDataType, int,
-                                    const void *, cudaDataType, int, const void *, void *,
-                                    cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
 typedef cublasStatus_t (*gemmex_sb_fn)(cublasHandle_t, cublasOperation_t, cublasOperation_t,
                                        int, int, int, const void *, const void *, cudaDataType,
                                        int, long long, const void *, cudaDataType, int,

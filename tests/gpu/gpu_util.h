@@ -181,6 +181,12 @@ static inline double gu_rel_err(const double *R, int64_t ldr, const double *X, i
     return den > 0.0 ? sqrt(num / den) : sqrt(num);
 }
 
+/* cublasGemmEx's type, for calling either side of an A/B comparison */
+typedef cublasStatus_t (*gemmex_fn)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int,
+                                    int, int, const void *, const void *, cudaDataType, int,
+                                    const void *, cudaDataType, int, const void *, void *,
+                                    cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
+
 /* ---- the real cuBLAS, past the shim: dlsym on the library's own handle
  * searches only that library's scope, never the preloaded shim ---- */
 static inline void *gu_real_cublas_sym(const char *name)

@@ -8,10 +8,6 @@
 typedef cublasStatus_t (*sgemm_fn)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int,
                                    int, int, const float *, const float *, int, const float *,
                                    int, const float *, float *, int);
-typedef cublasStatus_t (*gemmex_fn)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int,
-                                    int, int, const void *, const void *, cudaDataType, int,
-                                    const void *, cudaDataType, int, const void *, void *,
-                                    cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
 typedef cublasStatus_t (*sgemm_sb_fn)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int,
                                       int, int, const float *, const float *, int, long long,
                                       const float *, int, long long, const float *, float *,
