@@ -29,7 +29,8 @@ const char *gs_sgemm_simt_name(const gs_problem_t *p); /* tile shape in it */
 
 /* ---- Hopper warp-specialized pingpong bf16/fp16 (kernels/pingpong_sm90.cu) ---- */
 typedef enum gs_pingpong_config {
-    GS_PINGPONG_128x128x64 = 0,   /* the basic pingpong tile */
+    GS_PINGPONG_128x128x64 = 0,      /* pingpong, 128 (m) x 128 (n) tiles */
+    GS_PINGPONG_COOP_256x128x64 = 1, /* cooperative, 256 (m) x 128 (n) tiles */
     GS_PINGPONG_CONFIG_COUNT
 } gs_pingpong_config_t;
 int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_t *d,

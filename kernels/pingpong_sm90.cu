@@ -1,17 +1,40 @@
-/* Hopper (sm_90a) warp-specialized pingpong GEMM for bf16/fp16 inputs.
+/* Hopper (sm_90a) warp-specialized bf16/fp16 GEMMs: a pingpong and a
+ * cooperative arrangement of one kernel template.
  *
  * One CTA = one producer warpgroup + two consumer warpgroups, persistent over
  * a grouped tile raster of (tile_m, tile_n, batch).
  *
  *   producer   one thread issues TMA loads of both operands into a STAGES-deep
  *              shared-memory ring (full[]/empty[] mbarriers). It walks the
- *              CTA's tiles in order, so the ring holds all k-blocks of the
- *              CTA's tile 0 (consumer 0), then tile 1 (consumer 1), ...
- *   consumers  consumer c owns the CTA's tiles c, c+2, c+4, ... Each keeps a
- *              128x128 fp32 accumulator in registers. The two take turns on
- *              the tensor cores (MATH_TURN barriers), so one runs its
- *              mainloop while the other runs its epilogue (stmatrix into its
- *              own swizzled staging buffer, then TMA store).
+ *              CTA's tiles in order and runs ahead into the next tiles while
+ *              the consumers are in their epilogues: a stage goes back to it
+ *              as soon as the wgmmas reading it retire.
+ *   pingpong   (GS_PINGPONG_128x128x64) consumer c owns the CTA's tiles c,
+ *              c+2, ... with the whole 128x128 fp32 accumulator; the two take
+ *              turns on the tensor cores (MATH_TURN barriers), so one runs its
+ *              mainloop while the other runs its epilogue.
+ *   cooperative (GS_PINGPONG_COOP_256x128x64) both consumers work on every
+ *              tile, consumer c on n rows 64c..64c+63 with m64n256 wgmmas.
+ *              A 256 (m) x 128 (n) tile moves 48 KB per k-block for 2M MACs,
+ *              against 32 KB per 1M MACs for 128x128: the shared-memory
+ *              traffic per MAC (TMA writes plus wgmma operand reads) drops by
+ *              about a fifth, which is what bounds the 128x128 tile at
+ *              large k (H200: 8192^3 went from 0.97 to 1.00 of cuBLAS). The
+ *              epilogue does not overlap the math here, so it loses to the
+ *              pingpong tile at small k (0.63 vs 0.66 of cuBLAS at k = 64).
+ *
+ * Epilogue (both arrangements). Each consumer warp stores its own 16 rows of
+ * C^T independently: per 16 x 128-byte sub-tile it waits only until the TMA
+ * store two sub-tiles back has finished READING its staging buffer (one of
+ * EPI_BUFS per warp), writes the sub-tile with stmatrix and issues its TMA
+ * store at once; stores are never waited on for completion. The staging
+ * then takes 32 KB in all, which is what leaves the cooperative tile four
+ * stages. Measured on H200 (TN 8448x9216): small-k speed does not depend on
+ * the epilogue's buffering (2 or 4 buffers per warp, whole-tile staging, or
+ * plain st.global instead of TMA stores all ran at 128-138 TFLOP/s at k = 64,
+ * about 2.1 TB/s of C), so what limits small k is still open; against
+ * whole-tile staging this epilogue is 1-2% faster at k >= 1024 and up to 9%
+ * slower at k = 256.
  *
  * Orientation. C is column-major (m contiguous). The kernel computes the
  * transposed tile  C^T(n x m) = op(B)^T (n x k) * op(A)^T (k x m): wgmma's M
@@ -39,25 +62,22 @@
 namespace {
 
 /* ---------------------------------------------------------------------------
- * Configuration: GS_PINGPONG_128x128x64
+ * Constants shared by every configuration
  * ------------------------------------------------------------------------- */
-constexpr int BLOCK_M = 128;       /* C rows (m, contiguous in C) per tile = wgmma N */
 constexpr int BLOCK_N = 128;       /* C columns (n) per tile = 2 x wgmma M (64) */
 constexpr int BLOCK_K = 64;        /* 64 x 2 bytes = one 128-byte swizzle row */
 constexpr int NUM_CONSUMERS = 2;
 constexpr int MAX_STAGES = 8;
-constexpr int GROUP_M = 8;         /* tile rows (along m) walked together: L2 reuse */
 
 constexpr int WARPGROUP_THREADS = 128;
 constexpr int NUM_THREADS = (1 + NUM_CONSUMERS) * WARPGROUP_THREADS;
 constexpr int WARPS_PER_WG = WARPGROUP_THREADS / 32;
+constexpr int CONSUMER_WARPS = NUM_CONSUMERS * WARPS_PER_WG;
 
 constexpr int WGMMA_M = 64;
-constexpr int WGMMA_N = 128;
 constexpr int WGMMA_K = 16;
 constexpr int M_HALVES = BLOCK_N / WGMMA_M;           /* wgmma M blocks per tile (2) */
 constexpr int K_STEPS = BLOCK_K / WGMMA_K;            /* wgmmas along k per stage (4) */
-constexpr int ACC_PER_HALF = WGMMA_M * WGMMA_N / WARPGROUP_THREADS; /* 64 fp32 */
 
 /* Register split (setmaxnreg): the producer only loops and issues TMA. */
 constexpr int PRODUCER_REGS = 40;
@@ -67,108 +87,115 @@ constexpr int IN_BYTES = 2;
 constexpr int SW128_ROW = 128;                        /* bytes per swizzled row */
 constexpr int SW128_ATOM = 8 * SW128_ROW;             /* the pattern repeats each 8 rows */
 constexpr int MN_CHUNK = SW128_ROW / IN_BYTES;        /* 64 elements: MN-major box width */
-constexpr int P_TILE_BYTES = BLOCK_N * BLOCK_K * IN_BYTES;   /* op(B)^T tile, 16 KB */
-constexpr int Q_TILE_BYTES = BLOCK_M * BLOCK_K * IN_BYTES;   /* op(A)^T tile, 16 KB */
-constexpr int STAGE_BYTES = P_TILE_BYTES + Q_TILE_BYTES;
 constexpr int MN_CHUNK_BYTES = MN_CHUNK * BLOCK_K * IN_BYTES; /* 64 x 64 box, 8 KB */
+constexpr int P_TILE_BYTES = BLOCK_N * BLOCK_K * IN_BYTES;    /* op(B)^T tile, 16 KB */
+
+/* Epilogue staging: per consumer warp EPI_BUFS buffers of one sub-tile, 16
+ * rows (n; a warp's share of a wgmma M block) x 128 bytes of m (one TMA box
+ * with 128B swizzle; 64 bf16/fp16 or 32 fp32 elements). Two buffers let a
+ * warp fill one while the store of the other is still reading it. 32 KB in
+ * all, independent of the output type, which leaves the ring 192 KB. */
+constexpr int EPI_ROWS = 16;
+constexpr int EPI_BUFS = 2;
+constexpr int SUB_BYTES = EPI_ROWS * SW128_ROW;        /* 2 KB */
+constexpr int EPI_BYTES = CONSUMER_WARPS * EPI_BUFS * SUB_BYTES;
 
 /* Shared memory a CTA may have on sm_90 (227 KB): the design budget. The
  * device's own limit (smem_optin) is checked in can_implement. */
 constexpr int SMEM_BUDGET = 227 * 1024;
+constexpr int BARRIER_BYTES = 1024; /* barriers, rounded to the struct alignment */
+constexpr int ALIGN_SLACK = 1024;   /* dynamic smem base rounded up to 1024 */
 
 static_assert(BLOCK_K * IN_BYTES == SW128_ROW, "one k-block row must be one 128B swizzle row");
-static_assert(BLOCK_M == WGMMA_N, "wgmma N covers the tile's m extent");
-static_assert(BLOCK_N % WGMMA_M == 0 && BLOCK_M % MN_CHUNK == 0, "tile vs wgmma shape");
+static_assert(BLOCK_N % WGMMA_M == 0, "tile vs wgmma shape");
 static_assert(NUM_THREADS == 384, "producer + two consumer warpgroups");
 static_assert(PRODUCER_REGS * WARPGROUP_THREADS + NUM_CONSUMERS * CONSUMER_REGS * WARPGROUP_THREADS
                   <= 65536, "register split exceeds the register file");
 static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && CONSUMER_REGS <= 256,
               "setmaxnreg takes multiples of 8 in [24, 256]");
+static_assert(WGMMA_M == WARPS_PER_WG * EPI_ROWS, "a warp owns 16 rows of each wgmma M block");
+static_assert(SUB_BYTES % SW128_ATOM == 0, "staging buffers keep the 1024-byte swizzle alignment");
 
-/* Output staging buffer, one per consumer (32 KB each): EPI_ROWS rows of
- * C^T (n) by the tile's 128 m, split along m into 128-byte chunks so that each
- * chunk is one TMA box with 128B swizzle. 16-bit output stages the whole tile
- * in one pass; fp32 output in two passes of 64 rows.
- * Why one buffer per consumer: a TMA store is only known to have finished
- * reading shared memory to the thread that issued it (bulk async-groups are
- * per thread). With a buffer of its own, a consumer waits for its store two
- * tiles later instead of right after issuing it; with one shared tile the
- * store's full read latency sat on the critical path of every epilogue and
- * small-k shapes ran at a third of the write bandwidth. */
-constexpr int EPI_BUFFER_BYTES = 32 * 1024;
+/* ---------------------------------------------------------------------------
+ * Tile configurations (one per gs_pingpong_config_t)
+ *   BM          tile extent along m = wgmma N (128 or 256)
+ *   COOP        false: pingpong (each consumer owns whole tiles, both M
+ *               blocks); true: cooperative (each consumer one M block of
+ *               every tile)
+ *   GROUP       tile rows (along m) walked together by the raster
+ * ------------------------------------------------------------------------- */
+template <int BM, bool COOP, int GROUP>
+struct TileConfig {
+    static constexpr int BLOCK_M = BM;
+    static constexpr bool COOPERATIVE = COOP;
+    static constexpr int GROUP_M = GROUP;
+    static constexpr int WGMMA_N = BM;
+    static constexpr int HALVES_PER_CONSUMER = COOP ? 1 : M_HALVES;
+    static constexpr int ACC = WGMMA_M * WGMMA_N / WARPGROUP_THREADS; /* fp32 per M block */
+    static constexpr int Q_TILE_BYTES = BLOCK_M * BLOCK_K * IN_BYTES;
+    static constexpr int STAGE_BYTES = P_TILE_BYTES + Q_TILE_BYTES;
+    /* Warps that release each stage: the consumer warpgroup(s) that read it. */
+    static constexpr int STAGE_READERS = (COOP ? NUM_CONSUMERS : 1) * WARPS_PER_WG;
+    static constexpr int STAGES_FIT =
+        (SMEM_BUDGET - EPI_BYTES - BARRIER_BYTES - ALIGN_SLACK) / STAGE_BYTES;
+    static constexpr int STAGES = STAGES_FIT > MAX_STAGES ? MAX_STAGES : STAGES_FIT;
 
-template <int OUT_BYTES>
-struct OutTile {
-    static constexpr int EPI_ROWS = EPI_BUFFER_BYTES / (BLOCK_M * OUT_BYTES);
-    static constexpr int PASSES = BLOCK_N / EPI_ROWS;
-    static constexpr int CHUNK_COLS = SW128_ROW / OUT_BYTES;          /* m per chunk */
-    static constexpr int CHUNKS = BLOCK_M / CHUNK_COLS;
-    static constexpr int CHUNK_BYTES = EPI_ROWS * SW128_ROW;
-    static constexpr int BYTES = CHUNKS * CHUNK_BYTES;
-    static_assert(BYTES == EPI_BUFFER_BYTES, "staging buffer size");
-    static_assert(EPI_ROWS % WGMMA_M == 0 && BLOCK_N % EPI_ROWS == 0, "passes cover wgmma halves");
+    static_assert(BM == 128 || BM == 256, "wgmma N of 128 or 256");
+    static_assert(BLOCK_M % MN_CHUNK == 0, "MN-major boxes tile the m extent");
+    static_assert(HALVES_PER_CONSUMER * ACC == 128, "128 fp32 accumulators per consumer thread");
+    static_assert(STAGES >= 4, "pipeline too shallow");
 };
 
-template <int OUT_BYTES>
-struct Stages {
-    static constexpr int BARRIER_BYTES = 1024; /* barriers, rounded to the struct alignment */
-    static constexpr int ALIGN_SLACK = 1024;   /* dynamic smem base rounded up to 1024 */
-    static constexpr int VALUE =
-        (SMEM_BUDGET - NUM_CONSUMERS * OutTile<OUT_BYTES>::BYTES - BARRIER_BYTES - ALIGN_SLACK) / STAGE_BYTES
-                > MAX_STAGES
-            ? MAX_STAGES
-            : (SMEM_BUDGET - NUM_CONSUMERS * OutTile<OUT_BYTES>::BYTES - BARRIER_BYTES - ALIGN_SLACK) / STAGE_BYTES;
-};
+/* 128x128 pingpong: the tensor cores never wait for an epilogue; 6 stages. */
+using Cfg128x128 = TileConfig<128, false, 8>;
+/* 256x128 cooperative: less shared-memory traffic per MAC; 4 stages. A group
+ * of 4 tile rows spans the same 1024 rows of m as the 128x128 raster (H200,
+ * TN/NN 8192^3 and the prefill set: about 0.7% faster than a group of 8, at
+ * the edge of run-to-run noise; 16 and the whole m extent were slower). */
+using Cfg256x128 = TileConfig<256, true, 4>;
 
-template <int OUT_BYTES>
+template <typename Cfg>
 struct SharedStorage {
-    static constexpr int STAGES = Stages<OUT_BYTES>::VALUE;
+    static constexpr int STAGES = Cfg::STAGES;
     struct alignas(1024) Stage {
         /* Both operand tiles 1024-aligned: the 128B swizzle (TMA and wgmma)
          * is a function of address bits 4-9. */
-        alignas(1024) uint8_t p[P_TILE_BYTES]; /* wgmma A: op(B)^T, n x k */
-        alignas(1024) uint8_t q[Q_TILE_BYTES]; /* wgmma B: op(A)^T, k x m */
+        alignas(1024) uint8_t p[P_TILE_BYTES];      /* wgmma A: op(B)^T, n x k */
+        alignas(1024) uint8_t q[Cfg::Q_TILE_BYTES]; /* wgmma B: op(A)^T, k x m */
     };
     Stage stage[STAGES];
-    alignas(1024) uint8_t c_tile[NUM_CONSUMERS][OutTile<OUT_BYTES>::BYTES]; /* one per consumer */
+    alignas(1024) uint8_t c_sub[CONSUMER_WARPS][EPI_BUFS][SUB_BYTES]; /* per consumer warp */
     alignas(8) uint64_t full[STAGES];   /* TMA bytes landed: producer -> consumer */
     alignas(8) uint64_t empty[STAGES];  /* wgmma done reading: consumer -> producer */
-    alignas(8) uint64_t c_full[NUM_CONSUMERS]; /* beta != 0: C tile landed in c_tile */
+    alignas(8) uint64_t c_full[CONSUMER_WARPS]; /* beta != 0: C sub-tile landed in c_sub */
 };
 
-template <int OUT_BYTES>
+template <typename Cfg>
 constexpr int smem_bytes()
 {
-    return (int)sizeof(SharedStorage<OUT_BYTES>) + Stages<OUT_BYTES>::ALIGN_SLACK;
+    return (int)sizeof(SharedStorage<Cfg>) + ALIGN_SLACK;
 }
 
-static_assert(Stages<2>::VALUE >= 5 && Stages<4>::VALUE >= 5, "pipeline too shallow");
-static_assert(smem_bytes<2>() <= SMEM_BUDGET && smem_bytes<4>() <= SMEM_BUDGET,
+static_assert(smem_bytes<Cfg128x128>() <= SMEM_BUDGET && smem_bytes<Cfg256x128>() <= SMEM_BUDGET,
               "shared memory over budget");
 
 enum Role { PRODUCER = 0, CONSUMER0 = 1, CONSUMER1 = 2 };
 
 /* Named barrier ids (0 is __syncthreads).
- * MATH_TURN_c: "consumer c may start its mainloop", 256 threads (the waiting
- *   warpgroup syncs, the other arrives when its mainloop is done). It keeps
- *   one warpgroup on the tensor cores while the other runs its epilogue.
- * EPI_STORE_c: the 128 threads of consumer c, around its own staging buffer:
- *   once before writing it (its previous TMA store has read it, every thread
- *   is done with it) and once after (all rows written, the store may go).
- * There is no epilogue turn: each consumer has its own staging buffer (see
- * OutTile), so the epilogues need no mutual exclusion, and ordering them
- * anyway measured slower (TN 8448x9216x64 on H200: 94 vs 138 TFLOP/s). */
+ * MATH_TURN_c (pingpong only): "consumer c may start its mainloop", 256
+ *   threads (the waiting warpgroup syncs, the other arrives when its mainloop
+ *   is done). It keeps one warpgroup on the tensor cores while the other runs
+ *   its epilogue. The epilogue itself is per warp and needs no barrier. */
 enum NamedBarrier {
     BAR_MATH_TURN0 = 1,
     BAR_MATH_TURN1 = 2,
-    BAR_EPI_STORE0 = 3,
-    BAR_EPI_STORE1 = 4,
 };
 
 struct Params {
     int m, n, k;
     int tiles_m, tiles_n, k_blocks;
     int total_tiles; /* tiles_m * tiles_n * batch */
+    int group_m;     /* raster: tile rows (along m) walked together */
     float alpha, beta;
     const float *alpha_ptr; /* non-null: scalars in device memory */
     const float *beta_ptr;
@@ -194,18 +221,19 @@ struct TileCoord {
 
 /* Grouped raster: GROUP_M tile rows (along m) are walked together down n, so
  * the tiles in flight across the grid share A strips and B strips in L2. */
+template <typename Cfg>
 __device__ __forceinline__ TileCoord tile_coord(const Params &p, int t)
 {
     const int per_batch = p.tiles_m * p.tiles_n;
     const int b = t / per_batch;
     const int r = t - b * per_batch;
-    const int span = GROUP_M * p.tiles_n;
+    const int span = p.group_m * p.tiles_n;
     const int g = r / span;
-    const int first_m = g * GROUP_M;
-    const int rows = min(p.tiles_m - first_m, GROUP_M);
+    const int first_m = g * p.group_m;
+    const int rows = min(p.tiles_m - first_m, p.group_m);
     const int rr = r - g * span;
     TileCoord tc;
-    tc.m0 = (first_m + rr % rows) * BLOCK_M;
+    tc.m0 = (first_m + rr % rows) * Cfg::BLOCK_M;
     tc.n0 = (rr / rows) * BLOCK_N;
     tc.b = b;
     return tc;
@@ -214,10 +242,10 @@ __device__ __forceinline__ TileCoord tile_coord(const Params &p, int t)
 /* wgmma descriptors for one k-step of a stage.
  * K-major tile (rows = MN, 128-byte rows of k): 8-row atoms SBO = 1024 apart,
  *   a k-step moves 16 elements = 32 bytes inside the swizzled row; the second
- *   wgmma M half of op(B)^T is 64 rows = 8 KB further.
+ *   wgmma M block of op(B)^T is 64 rows = 8 KB further.
  * MN-major tile (64-wide MN chunks, each 64 k-rows of 128 bytes): 8-k-row
- *   atoms SBO = 1024 apart, MN chunks LBO = 8 KB apart, a k-step is 16 rows
- *   = 2 KB. */
+ *   atoms SBO = 1024 apart, MN chunks LBO = 8 KB apart (a wgmma N of 256
+ *   spans four), a k-step is 16 rows = 2 KB. */
 template <bool K_MAJOR>
 __device__ __forceinline__ uint64_t operand_desc(uint32_t tile_addr, int mn_block64, int kstep)
 {
@@ -231,33 +259,44 @@ __device__ __forceinline__ uint64_t operand_desc(uint32_t tile_addr, int mn_bloc
     }
 }
 
-/* Byte offset of C^T element (row = n, col = m) in the swizzled staging tile:
- * the 16-byte unit index is XORed with row % 8 (TMA SWIZZLE_128B), which also
- * spreads the 8 rows a stmatrix / st.shared touches over all 32 banks. */
+/* Byte offset of element (row, col) of a 16-row staging sub-tile: the 16-byte
+ * unit index is XORed with row % 8 (TMA SWIZZLE_128B), which also spreads
+ * the 8 rows a stmatrix / st.shared touches over all 32 banks. */
 template <int OUT_BYTES>
-__device__ __forceinline__ uint32_t c_tile_offset(int row, int col)
+__device__ __forceinline__ uint32_t sub_offset(int row, int col)
 {
-    constexpr int CHUNK_COLS = OutTile<OUT_BYTES>::CHUNK_COLS;
-    const int chunk = col / CHUNK_COLS;
-    const int byte_in_row = (col % CHUNK_COLS) * OUT_BYTES;
+    const int byte_in_row = col * OUT_BYTES;
     const int unit = (byte_in_row >> 4) ^ (row & 7);
-    return (uint32_t)(chunk * OutTile<OUT_BYTES>::CHUNK_BYTES + row * SW128_ROW + unit * 16
-                      + (byte_in_row & 15));
+    return (uint32_t)(row * SW128_ROW + unit * 16 + (byte_in_row & 15));
 }
 
-template <typename T> struct InType;
-template <> struct InType<__nv_bfloat16> {
+template <typename TIn, int N> struct Mma;
+template <> struct Mma<__nv_bfloat16, 128> {
     template <int TA, int TB>
-    static __device__ __forceinline__ void mma(float *d, uint64_t a, uint64_t b, int scale_d)
+    static __device__ __forceinline__ void run(float *d, uint64_t a, uint64_t b, int scale_d)
     {
         wgmma_m64n128k16_f32_bf16<TA, TB>(d, a, b, scale_d);
     }
 };
-template <> struct InType<__half> {
+template <> struct Mma<__half, 128> {
     template <int TA, int TB>
-    static __device__ __forceinline__ void mma(float *d, uint64_t a, uint64_t b, int scale_d)
+    static __device__ __forceinline__ void run(float *d, uint64_t a, uint64_t b, int scale_d)
     {
         wgmma_m64n128k16_f32_f16<TA, TB>(d, a, b, scale_d);
+    }
+};
+template <> struct Mma<__nv_bfloat16, 256> {
+    template <int TA, int TB>
+    static __device__ __forceinline__ void run(float *d, uint64_t a, uint64_t b, int scale_d)
+    {
+        wgmma_m64n256k16_f32_bf16<TA, TB>(d, a, b, scale_d);
+    }
+};
+template <> struct Mma<__half, 256> {
+    template <int TA, int TB>
+    static __device__ __forceinline__ void run(float *d, uint64_t a, uint64_t b, int scale_d)
+    {
+        wgmma_m64n256k16_f32_f16<TA, TB>(d, a, b, scale_d);
     }
 };
 
@@ -282,21 +321,130 @@ __device__ __forceinline__ float2 unpack2(uint32_t u, __half *)
     return __half22float2(v);
 }
 
-/* ---------------------------------------------------------------------------
- * The kernel. TIn: bf16/fp16 operands; TOut: bf16/fp16/float output;
- * P_KMAJOR: op(B)^T is K-major (trans_b == N); Q_KMAJOR: op(A)^T is K-major
- * (trans_a == T).
- * ------------------------------------------------------------------------- */
-template <typename TIn, typename TOut, bool P_KMAJOR, bool Q_KMAJOR>
-__global__ void __launch_bounds__(NUM_THREADS, 1)
-pingpong_128x128x64(const __grid_constant__ CUtensorMap tmap_p,
-                    const __grid_constant__ CUtensorMap tmap_q,
-                    const __grid_constant__ CUtensorMap tmap_c, const Params p)
+/* Per-warp epilogue state, kept across tiles. */
+struct EpiState {
+    uint32_t sub;     /* sub-tiles this warp has staged: picks the buffer */
+    uint32_t c_loads; /* C sub-tile loads: c_full parity */
+};
+
+/* One M block (64 rows of C^T) of a finished tile: this warp's 16 rows,
+ * sub-tile by sub-tile along m. acc is the M block's accumulator (ACC fp32
+ * per thread, wgmma m64nN layout: warp w holds rows 16w..16w+15; lane l holds
+ * row l/4 (regs 4j, 4j+1) and row l/4 + 8 (regs 4j+2, 4j+3) at columns
+ * 8j + 2(l%4) + {0,1}; rows are n, columns m). */
+template <typename Cfg, typename TOut>
+__device__ __forceinline__ void store_m_block(float *acc, const Params &p, const TileCoord &tc,
+                                              int row0, const CUtensorMap *tmap_c,
+                                              uint8_t (*bufs)[SUB_BYTES], uint64_t *c_full,
+                                              EpiState &st, float alpha, float beta, bool direct)
 {
     constexpr int OUT_BYTES = (int)sizeof(TOut);
-    using Smem = SharedStorage<OUT_BYTES>;
-    using Out = OutTile<OUT_BYTES>;
-    constexpr int STAGES = Smem::STAGES;
+    constexpr int CHUNK_COLS = SW128_ROW / OUT_BYTES; /* m per sub-tile */
+    constexpr int CHUNKS = Cfg::BLOCK_M / CHUNK_COLS;
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int ch = 0; ch < CHUNKS; ++ch) {
+        uint8_t *buf = bufs[st.sub % EPI_BUFS];
+        ++st.sub;
+        const int gm0 = tc.m0 + ch * CHUNK_COLS;
+        /* The buffer is free once the store issued EPI_BUFS sub-tiles ago has
+         * read it (bulk groups are per thread: lane 0 issued it) and every
+         * lane is past its plain accesses to it (__syncwarp). */
+        if (lane == 0)
+            tma_store_wait_read<EPI_BUFS - 1>();
+        __syncwarp();
+        if (beta != 0.0f) {
+            /* C is read only here: beta == 0 never touches it (it may hold NaN). */
+            if (lane == 0) {
+                mbarrier_arrive_expect_tx(c_full, SUB_BYTES);
+                tma_load_3d(buf, tmap_c, c_full, gm0, row0, tc.b);
+            }
+            mbarrier_wait_parity(c_full, st.c_loads & 1u);
+            ++st.c_loads;
+        }
+#pragma unroll
+        for (int jl = 0; jl < CHUNK_COLS / 8; ++jl) {
+            const int j = ch * (CHUNK_COLS / 8) + jl;
+#pragma unroll
+            for (int q = 0; q < 2; ++q) {
+                float &v0 = acc[4 * j + 2 * q];
+                float &v1 = acc[4 * j + 2 * q + 1];
+                v0 *= alpha;
+                v1 *= alpha;
+                if (beta != 0.0f) {
+                    const uint8_t *src = buf + sub_offset<OUT_BYTES>(lane / 4 + 8 * q, 8 * jl + 2 * (lane % 4));
+                    float2 cv;
+                    if constexpr (OUT_BYTES == 4)
+                        cv = *reinterpret_cast<const float2 *>(src);
+                    else
+                        cv = unpack2(*reinterpret_cast<const uint32_t *>(src), (TOut *)nullptr);
+                    v0 = fmaf(beta, cv.x, v0);
+                    v1 = fmaf(beta, cv.y, v1);
+                }
+            }
+        }
+        /* The writes below overwrite C values other lanes read above. */
+        if (beta != 0.0f)
+            __syncwarp();
+        if constexpr (OUT_BYTES == 4) {
+#pragma unroll
+            for (int jl = 0; jl < CHUNK_COLS / 8; ++jl)
+#pragma unroll
+                for (int q = 0; q < 2; ++q) {
+                    const int j = ch * (CHUNK_COLS / 8) + jl;
+                    *reinterpret_cast<float2 *>(buf + sub_offset<4>(lane / 4 + 8 * q, 8 * jl + 2 * (lane % 4))) =
+                        make_float2(acc[4 * j + 2 * q], acc[4 * j + 2 * q + 1]);
+                }
+        } else {
+            /* One stmatrix.x4 stores a 16(n) x 16(m) block: matrices
+             * (rows 0-7 | 8-15) x (cols 0-7 | 8-15); lanes 8i..8i+7
+             * address the rows of matrix i. */
+            const int mat = lane / 8;
+            const int row = (lane % 8) + 8 * (mat & 1);
+#pragma unroll
+            for (int jl = 0; jl < CHUNK_COLS / 16; ++jl) {
+                const float *a = &acc[8 * (ch * (CHUNK_COLS / 16) + jl)];
+                stmatrix_x4(buf + sub_offset<OUT_BYTES>(row, 16 * jl + 8 * (mat >> 1)),
+                            pack2(a[0], a[1], (TOut *)nullptr), pack2(a[2], a[3], (TOut *)nullptr),
+                            pack2(a[4], a[5], (TOut *)nullptr), pack2(a[6], a[7], (TOut *)nullptr));
+            }
+        }
+        /* Generic-proxy writes -> visible to the TMA store (async proxy). */
+        fence_proxy_async_shared_cta();
+        __syncwarp();
+        if (!direct) {
+            if (lane == 0) {
+                tma_store_3d(tmap_c, buf, gm0, row0, tc.b);
+                tma_store_commit_group();
+            }
+        } else {
+            /* Ragged last m tile: exact, predicated stores (coalesced along m). */
+            TOut *cg = static_cast<TOut *>(p.c) + (long long)tc.b * p.stride_c;
+#pragma unroll 4
+            for (int idx = lane; idx < EPI_ROWS * CHUNK_COLS; idx += 32) {
+                const int r = idx / CHUNK_COLS, col = idx % CHUNK_COLS;
+                const int gm = gm0 + col, gn = row0 + r;
+                if (gm < p.m && gn < p.n)
+                    cg[(long long)gn * p.ldc + gm] =
+                        *reinterpret_cast<const TOut *>(buf + sub_offset<OUT_BYTES>(r, col));
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * The kernel. Cfg: a TileConfig; TIn: bf16/fp16 operands; TOut: bf16/fp16/
+ * float output; P_KMAJOR: op(B)^T is K-major (trans_b == N); Q_KMAJOR:
+ * op(A)^T is K-major (trans_a == T).
+ * ------------------------------------------------------------------------- */
+template <typename Cfg, typename TIn, typename TOut, bool P_KMAJOR, bool Q_KMAJOR>
+__global__ void __launch_bounds__(NUM_THREADS, 1)
+pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUtensorMap tmap_q,
+              const __grid_constant__ CUtensorMap tmap_c, const Params p)
+{
+    using Smem = SharedStorage<Cfg>;
+    constexpr int STAGES = Cfg::STAGES;
+    constexpr bool COOP = Cfg::COOPERATIVE;
 
     extern __shared__ __align__(1024) uint8_t gs_pp_smem_raw[];
     Smem &ss = *reinterpret_cast<Smem *>(
@@ -310,11 +458,11 @@ pingpong_128x128x64(const __grid_constant__ CUtensorMap tmap_p,
         prefetch_tensormap(&tmap_q);
         prefetch_tensormap(&tmap_c);
         for (int s = 0; s < STAGES; ++s) {
-            mbarrier_init(&ss.full[s], 1);            /* the producer's expect_tx arrival */
-            mbarrier_init(&ss.empty[s], WARPS_PER_WG); /* one arrival per consumer warp */
+            mbarrier_init(&ss.full[s], 1);                    /* the producer's expect_tx arrival */
+            mbarrier_init(&ss.empty[s], Cfg::STAGE_READERS);  /* one arrival per reading warp */
         }
-        for (int c = 0; c < NUM_CONSUMERS; ++c)
-            mbarrier_init(&ss.c_full[c], 1);
+        for (int w = 0; w < CONSUMER_WARPS; ++w)
+            mbarrier_init(&ss.c_full[w], 1);
         fence_mbarrier_init();
     }
     __syncthreads();
@@ -324,13 +472,13 @@ pingpong_128x128x64(const __grid_constant__ CUtensorMap tmap_p,
         if (wg_tid == 0) {
             uint32_t it = 0;
             for (int t = blockIdx.x; t < p.total_tiles; t += gridDim.x) {
-                const TileCoord tc = tile_coord(p, t);
+                const TileCoord tc = tile_coord<Cfg>(p, t);
                 for (int kb = 0; kb < p.k_blocks; ++kb, ++it) {
                     const int s = ring_stage<STAGES>(it);
                     /* First lap: waiting on the parity before phase 0 returns at once. */
                     mbarrier_wait_parity(&ss.empty[s], ring_phase<STAGES>(it) ^ 1u);
                     /* Out-of-bounds box elements are zero-filled and still counted. */
-                    mbarrier_arrive_expect_tx(&ss.full[s], STAGE_BYTES);
+                    mbarrier_arrive_expect_tx(&ss.full[s], Cfg::STAGE_BYTES);
                     const int k0 = kb * BLOCK_K;
                     if (P_KMAJOR) {
                         tma_load_3d(ss.stage[s].p, &tmap_p, &ss.full[s], k0, tc.n0, tc.b);
@@ -342,7 +490,7 @@ pingpong_128x128x64(const __grid_constant__ CUtensorMap tmap_p,
                     if (Q_KMAJOR) {
                         tma_load_3d(ss.stage[s].q, &tmap_q, &ss.full[s], k0, tc.m0, tc.b);
                     } else {
-                        for (int h = 0; h < BLOCK_M / MN_CHUNK; ++h)
+                        for (int h = 0; h < Cfg::BLOCK_M / MN_CHUNK; ++h)
                             tma_load_3d(ss.stage[s].q + h * MN_CHUNK_BYTES, &tmap_q, &ss.full[s],
                                         tc.m0 + h * MN_CHUNK, k0, tc.b);
                     }
@@ -355,21 +503,24 @@ pingpong_128x128x64(const __grid_constant__ CUtensorMap tmap_p,
         const int c = role - CONSUMER0;
         const int warp = wg_tid / 32;
         const int lane = wg_tid % 32;
+        const int cw = c * WARPS_PER_WG + warp;
         const float alpha = p.alpha_ptr ? *p.alpha_ptr : p.alpha;
         const float beta = p.beta_ptr ? *p.beta_ptr : p.beta;
-        uint32_t c_loads = 0; /* this consumer's C-tile loads: c_full[c] parity */
+        EpiState epi = {0u, 0u};
 
-        float acc[M_HALVES][ACC_PER_HALF];
+        constexpr int HPC = Cfg::HALVES_PER_CONSUMER;
+        float acc[HPC][Cfg::ACC];
 
-        /* Local tile i (the CTA's i-th tile) belongs to consumer i % 2. */
-        int i = c;
-        for (int t = blockIdx.x + c * gridDim.x; t < p.total_tiles;
-             t += NUM_CONSUMERS * gridDim.x, i += NUM_CONSUMERS) {
-            const bool has_next = t + (int)gridDim.x < p.total_tiles; /* local tile i+1 */
+        /* Pingpong: local tile i (the CTA's i-th tile) belongs to consumer
+         * i % 2. Cooperative: both consumers take every tile. */
+        constexpr int TILE_STRIDE = COOP ? 1 : NUM_CONSUMERS;
+        int i = COOP ? 0 : c;
+        for (int t = blockIdx.x + i * gridDim.x; t < p.total_tiles;
+             t += TILE_STRIDE * gridDim.x, i += TILE_STRIDE) {
             uint32_t it = (uint32_t)i * (uint32_t)p.k_blocks;
 
-            /* ---- mainloop, in turn with the other consumer ---- */
-            if (i > 0)
+            /* ---- mainloop (pingpong: in turn with the other consumer) ---- */
+            if (!COOP && i > 0)
                 named_barrier_sync(BAR_MATH_TURN0 + c, 2 * WARPGROUP_THREADS);
             for (int kb = 0; kb < p.k_blocks; ++kb, ++it) {
                 const int s = ring_stage<STAGES>(it);
@@ -381,9 +532,9 @@ pingpong_128x128x64(const __grid_constant__ CUtensorMap tmap_p,
                 for (int ks = 0; ks < K_STEPS; ++ks) {
                     const uint64_t db = operand_desc<Q_KMAJOR>(q_addr, 0, ks);
 #pragma unroll
-                    for (int h = 0; h < M_HALVES; ++h) {
-                        const uint64_t da = operand_desc<P_KMAJOR>(p_addr, h, ks);
-                        InType<TIn>::template mma<P_KMAJOR ? 0 : 1, Q_KMAJOR ? 0 : 1>(
+                    for (int h = 0; h < HPC; ++h) {
+                        const uint64_t da = operand_desc<P_KMAJOR>(p_addr, COOP ? c : h, ks);
+                        Mma<TIn, Cfg::WGMMA_N>::template run<P_KMAJOR ? 0 : 1, Q_KMAJOR ? 0 : 1>(
                             acc[h], da, db, (kb > 0 || ks > 0) ? 1 : 0);
                     }
                 }
@@ -396,128 +547,30 @@ pingpong_128x128x64(const __grid_constant__ CUtensorMap tmap_p,
             }
             wgmma_wait_group<0>();
 #pragma unroll
-            for (int h = 0; h < M_HALVES; ++h)
+            for (int h = 0; h < HPC; ++h)
 #pragma unroll
-                for (int r = 0; r < ACC_PER_HALF; ++r)
+                for (int r = 0; r < Cfg::ACC; ++r)
                     wgmma_fence_operand(acc[h][r]);
             if (lane == 0)
                 mbarrier_arrive(&ss.empty[ring_stage<STAGES>(it - 1)]);
-            if (has_next)
+            if (!COOP && t + (int)gridDim.x < p.total_tiles) /* the other consumer has local tile i+1 */
                 named_barrier_arrive(BAR_MATH_TURN0 + (c ^ 1), 2 * WARPGROUP_THREADS);
 
-            /* ---- epilogue: overlaps the other consumer's mainloop ---- */
+            /* ---- epilogue, per warp (pingpong: overlaps the other consumer's mainloop) ---- */
 
             /* Recomputed here rather than kept live across the mainloop:
              * the accumulators leave few registers spare. */
-            const TileCoord tc = tile_coord(p, t);
-            uint8_t *ct = ss.c_tile[c];
-            const bool direct_store = p.m_ragged && tc.m0 + BLOCK_M > p.m;
+            const TileCoord tc = tile_coord<Cfg>(p, t);
+            const bool direct = p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m;
 #pragma unroll
-            for (int pass = 0; pass < Out::PASSES; ++pass) {
-                const int row0 = pass * Out::EPI_ROWS; /* first tile row (n) of this pass */
-                /* ct is free once this thread's last TMA store out of it has
-                 * read it and every thread is past its last plain access
-                 * (the ragged-tile copy of the previous pass reads it). */
-                if (wg_tid == 0)
-                    tma_store_wait_read<0>();
-                named_barrier_sync(BAR_EPI_STORE0 + c, WARPGROUP_THREADS);
-                if (beta != 0.0f) {
-                    /* C is read only here: beta == 0 never touches it (it may hold NaN). */
-                    if (wg_tid == 0) {
-                        mbarrier_arrive_expect_tx(&ss.c_full[c], Out::BYTES);
-                        for (int ch = 0; ch < Out::CHUNKS; ++ch)
-                            tma_load_3d(ct + ch * Out::CHUNK_BYTES, &tmap_c, &ss.c_full[c],
-                                        tc.m0 + ch * Out::CHUNK_COLS, tc.n0 + row0, tc.b);
-                    }
-                    mbarrier_wait_parity(&ss.c_full[c], c_loads & 1u);
-                    ++c_loads;
-                }
-
-                /* Accumulator layout (wgmma m64nN, per warpgroup): warp w holds rows
-                 * 16w..16w+15 of each 64-row half; lane l holds row l/4 (regs 4j, 4j+1)
-                 * and row l/4 + 8 (regs 4j+2, 4j+3) at columns 8j + 2(l%4) + {0,1}.
-                 * Rows are n, columns are m. */
-#pragma unroll
-                for (int h = 0; h < M_HALVES; ++h) {
-                    if (h * WGMMA_M / Out::EPI_ROWS != pass)
-                        continue;
-                    const int hrow = h * WGMMA_M - row0; /* this half's first row in ct */
-#pragma unroll
-                    for (int j = 0; j < WGMMA_N / 8; ++j) {
-#pragma unroll
-                        for (int q = 0; q < 2; ++q) {
-                            float &v0 = acc[h][4 * j + 2 * q];
-                            float &v1 = acc[h][4 * j + 2 * q + 1];
-                            v0 *= alpha;
-                            v1 *= alpha;
-                            if (beta != 0.0f) {
-                                const int row = hrow + warp * 16 + lane / 4 + 8 * q;
-                                const int col = 8 * j + 2 * (lane % 4);
-                                const uint8_t *src = ct + c_tile_offset<OUT_BYTES>(row, col);
-                                float2 cv;
-                                if constexpr (OUT_BYTES == 4)
-                                    cv = *reinterpret_cast<const float2 *>(src);
-                                else
-                                    cv = unpack2(*reinterpret_cast<const uint32_t *>(src), (TOut *)nullptr);
-                                v0 = fmaf(beta, cv.x, v0);
-                                v1 = fmaf(beta, cv.y, v1);
-                            }
-                        }
-                    }
-                    /* stmatrix below writes rows other lanes of this warp read above. */
-                    __syncwarp();
-                    if constexpr (OUT_BYTES == 4) {
-#pragma unroll
-                        for (int j = 0; j < WGMMA_N / 8; ++j)
-#pragma unroll
-                            for (int q = 0; q < 2; ++q) {
-                                const int row = hrow + warp * 16 + lane / 4 + 8 * q;
-                                const int col = 8 * j + 2 * (lane % 4);
-                                *reinterpret_cast<float2 *>(ct + c_tile_offset<4>(row, col)) =
-                                    make_float2(acc[h][4 * j + 2 * q], acc[h][4 * j + 2 * q + 1]);
-                            }
-                    } else {
-                        /* One stmatrix.x4 stores a 16(n) x 16(m) block: matrices
-                         * (rows 0-7 | 8-15) x (cols 0-7 | 8-15); lanes 8i..8i+7
-                         * address the rows of matrix i. */
-                        const int mat = lane / 8;
-                        const int row = hrow + warp * 16 + (lane % 8) + 8 * (mat & 1);
-#pragma unroll
-                        for (int jj = 0; jj < WGMMA_N / 16; ++jj) {
-                            const int col = 16 * jj + 8 * (mat >> 1);
-                            const float *a = &acc[h][8 * jj];
-                            stmatrix_x4(ct + c_tile_offset<OUT_BYTES>(row, col),
-                                        pack2(a[0], a[1], (TOut *)nullptr),
-                                        pack2(a[2], a[3], (TOut *)nullptr),
-                                        pack2(a[4], a[5], (TOut *)nullptr),
-                                        pack2(a[6], a[7], (TOut *)nullptr));
-                        }
-                    }
-                }
-                /* Generic-proxy writes -> visible to the TMA store (async proxy). */
-                fence_proxy_async_shared_cta();
-                named_barrier_sync(BAR_EPI_STORE0 + c, WARPGROUP_THREADS);
-                if (!direct_store) {
-                    if (wg_tid == 0) {
-                        for (int ch = 0; ch < Out::CHUNKS; ++ch)
-                            tma_store_3d(&tmap_c, ct + ch * Out::CHUNK_BYTES,
-                                         tc.m0 + ch * Out::CHUNK_COLS, tc.n0 + row0, tc.b);
-                        tma_store_commit_group();
-                    }
-                } else {
-                    /* Ragged last m tile: exact, predicated stores (coalesced along m). */
-                    TOut *cg = static_cast<TOut *>(p.c) + (long long)tc.b * p.stride_c;
-                    for (int idx = wg_tid; idx < Out::EPI_ROWS * BLOCK_M; idx += WARPGROUP_THREADS) {
-                        const int r = idx / BLOCK_M, col = idx % BLOCK_M;
-                        const int gm = tc.m0 + col, gn = tc.n0 + row0 + r;
-                        if (gm < p.m && gn < p.n)
-                            cg[(long long)gn * p.ldc + gm] =
-                                *reinterpret_cast<const TOut *>(ct + c_tile_offset<OUT_BYTES>(r, col));
-                    }
-                }
+            for (int h = 0; h < HPC; ++h) {
+                const int row0 = tc.n0 + (COOP ? c : h) * WGMMA_M + warp * EPI_ROWS;
+                store_m_block<Cfg, TOut>(acc[h], p, tc, row0, &tmap_c, ss.c_sub[cw], &ss.c_full[cw],
+                                         epi, alpha, beta, direct);
             }
         }
-        if (wg_tid == 0)
+        /* Shared memory must outlive the reads of the last stores. */
+        if (lane == 0)
             tma_store_wait_all<0>();
     } /* CONSUMER0 / CONSUMER1 */
 }
@@ -572,20 +625,15 @@ CUtensorMapDataType tmap_dtype(gs_dtype_t t)
     }
 }
 
-size_t smem_for(gs_dtype_t c_type)
-{
-    return c_type == GS_DT_F32 ? (size_t)smem_bytes<4>() : (size_t)smem_bytes<2>();
-}
-
-template <typename TIn, typename TOut, bool P_KMAJOR, bool Q_KMAJOR>
+template <typename Cfg, typename TIn, typename TOut, bool P_KMAJOR, bool Q_KMAJOR>
 int launch(const gs_problem_t *pr, const gs_device_t *d)
 {
     constexpr int OUT_BYTES = (int)sizeof(TOut);
-    constexpr int SMEM = smem_bytes<OUT_BYTES>();
-    auto kernel = pingpong_128x128x64<TIn, TOut, P_KMAJOR, Q_KMAJOR>;
+    constexpr int SMEM = smem_bytes<Cfg>();
+    auto kernel = pingpong_sm90<Cfg, TIn, TOut, P_KMAJOR, Q_KMAJOR>;
 
-    /* Raise the dynamic smem limit once per device (a bit per ordinal; a
-     * racing second call is harmless). */
+    /* Raise the dynamic smem limit once per device and instantiation (a bit
+     * per ordinal; a racing second call is harmless). */
     static std::atomic<uint64_t> attr_done{0};
     const uint64_t bit = 1ull << (d->ordinal & 63);
     if (!(attr_done.load(std::memory_order_acquire) & bit)) {
@@ -612,11 +660,12 @@ int launch(const gs_problem_t *pr, const gs_device_t *d)
         ok &= encode_3d(&tp, idt, ies, pr->B, n, k, batch, pr->ldb, pr->stride_b, MN_CHUNK, BLOCK_K);
     /* Q = op(A)^T (k x m). */
     if (Q_KMAJOR) /* A stored k x m, k contiguous */
-        ok &= encode_3d(&tq, idt, ies, pr->A, k, m, batch, pr->lda, pr->stride_a, BLOCK_K, BLOCK_M);
+        ok &= encode_3d(&tq, idt, ies, pr->A, k, m, batch, pr->lda, pr->stride_a, BLOCK_K, Cfg::BLOCK_M);
     else /* A stored m x k, m contiguous */
         ok &= encode_3d(&tq, idt, ies, pr->A, m, k, batch, pr->lda, pr->stride_a, MN_CHUNK, BLOCK_K);
+    /* C: one box per epilogue sub-tile (128 bytes of m x EPI_ROWS of n). */
     ok &= encode_3d(&tc, tmap_dtype(pr->c_type), oes, pr->C, m, n, batch, pr->ldc, pr->stride_c,
-                    OutTile<OUT_BYTES>::CHUNK_COLS, OutTile<OUT_BYTES>::EPI_ROWS);
+                    SW128_ROW / OUT_BYTES, EPI_ROWS);
     if (!ok)
         return (int)cudaErrorInvalidValue;
 
@@ -624,10 +673,12 @@ int launch(const gs_problem_t *pr, const gs_device_t *d)
     prm.m = (int)m;
     prm.n = (int)n;
     prm.k = (int)k;
-    prm.tiles_m = (int)((m + BLOCK_M - 1) / BLOCK_M);
+    prm.tiles_m = (int)((m + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M);
     prm.tiles_n = (int)((n + BLOCK_N - 1) / BLOCK_N);
     prm.k_blocks = (int)((k + BLOCK_K - 1) / BLOCK_K);
     prm.total_tiles = prm.tiles_m * prm.tiles_n * (int)batch;
+    prm.group_m = Cfg::GROUP_M;
+    if (prm.group_m > prm.tiles_m) prm.group_m = prm.tiles_m;
     if (pr->scalars_on_device) {
         prm.alpha = prm.beta = 0.0f;
         prm.alpha_ptr = static_cast<const float *>(pr->alpha);
@@ -654,15 +705,38 @@ int launch(const gs_problem_t *pr, const gs_device_t *d)
     return (int)e;
 }
 
-template <typename TIn, typename TOut>
+template <typename Cfg, typename TIn, typename TOut>
 int launch_layout(const gs_problem_t *p, const gs_device_t *d)
 {
     const bool p_kmajor = p->trans_b == GS_OP_N;
     const bool q_kmajor = p->trans_a == GS_OP_T;
-    if (p_kmajor && q_kmajor) return launch<TIn, TOut, true, true>(p, d);
-    if (p_kmajor) return launch<TIn, TOut, true, false>(p, d);
-    if (q_kmajor) return launch<TIn, TOut, false, true>(p, d);
-    return launch<TIn, TOut, false, false>(p, d);
+    if (p_kmajor && q_kmajor) return launch<Cfg, TIn, TOut, true, true>(p, d);
+    if (p_kmajor) return launch<Cfg, TIn, TOut, true, false>(p, d);
+    if (q_kmajor) return launch<Cfg, TIn, TOut, false, true>(p, d);
+    return launch<Cfg, TIn, TOut, false, false>(p, d);
+}
+
+template <typename Cfg>
+int launch_types(const gs_problem_t *p, const gs_device_t *d)
+{
+    if (p->a_type == GS_DT_BF16) {
+        if (p->c_type == GS_DT_F32)
+            return launch_layout<Cfg, __nv_bfloat16, float>(p, d);
+        return launch_layout<Cfg, __nv_bfloat16, __nv_bfloat16>(p, d);
+    }
+    if (p->c_type == GS_DT_F32)
+        return launch_layout<Cfg, __half, float>(p, d);
+    return launch_layout<Cfg, __half, __half>(p, d);
+}
+
+int block_m_of(gs_pingpong_config_t cfg)
+{
+    return cfg == GS_PINGPONG_COOP_256x128x64 ? Cfg256x128::BLOCK_M : Cfg128x128::BLOCK_M;
+}
+
+int smem_of(gs_pingpong_config_t cfg)
+{
+    return cfg == GS_PINGPONG_COOP_256x128x64 ? smem_bytes<Cfg256x128>() : smem_bytes<Cfg128x128>();
 }
 
 bool aligned16(const void *ptr) { return ((uintptr_t)ptr & 15u) == 0; }
@@ -683,7 +757,7 @@ bool bstride_ok(int64_t s, size_t es)
 extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_t *d,
                                          gs_pingpong_config_t cfg)
 {
-    if (!p || !d || cfg != GS_PINGPONG_128x128x64)
+    if (!p || !d || (cfg != GS_PINGPONG_128x128x64 && cfg != GS_PINGPONG_COOP_256x128x64))
         return 0;
     if (!d->present || d->cc_major != 9 || d->cc_minor != 0 || d->sm_count < 1)
         return 0;
@@ -713,7 +787,8 @@ extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_
         return 0;
     if (p->m >= lim || p->n >= lim || p->k >= lim || p->batch >= lim)
         return 0;
-    const int64_t tiles = ((p->m + BLOCK_M - 1) / BLOCK_M) * ((p->n + BLOCK_N - 1) / BLOCK_N);
+    const int64_t bm = block_m_of(cfg);
+    const int64_t tiles = ((p->m + bm - 1) / bm) * ((p->n + BLOCK_N - 1) / BLOCK_N);
     if (tiles >= lim || tiles * p->batch >= lim)
         return 0;
     if (!p->A || !p->B || !p->C || !aligned16(p->A) || !aligned16(p->B) || !aligned16(p->C))
@@ -732,7 +807,7 @@ extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_
         if (p->stride_c < p->ldc * (p->n - 1) + p->m) /* C batches overlap */
             return 0;
     }
-    if (d->smem_optin < smem_for(p->c_type))
+    if (d->smem_optin < (size_t)smem_of(cfg))
         return 0;
     return 1;
 }
@@ -742,20 +817,16 @@ extern "C" int gs_pingpong_run(const gs_problem_t *p, const gs_device_t *d,
 {
     if (!gs_pingpong_can_implement(p, d, cfg))
         return (int)cudaErrorInvalidValue;
-    if (p->a_type == GS_DT_BF16) {
-        if (p->c_type == GS_DT_F32)
-            return launch_layout<__nv_bfloat16, float>(p, d);
-        return launch_layout<__nv_bfloat16, __nv_bfloat16>(p, d);
-    }
-    if (p->c_type == GS_DT_F32)
-        return launch_layout<__half, float>(p, d);
-    return launch_layout<__half, __half>(p, d);
+    if (cfg == GS_PINGPONG_COOP_256x128x64)
+        return launch_types<Cfg256x128>(p, d);
+    return launch_types<Cfg128x128>(p, d);
 }
 
 extern "C" const char *gs_pingpong_name(gs_pingpong_config_t cfg)
 {
     switch (cfg) {
     case GS_PINGPONG_128x128x64: return "pingpong_128x128x64";
+    case GS_PINGPONG_COOP_256x128x64: return "pingpong_coop_256x128x64";
     default: return "pingpong_unknown";
     }
 }
