@@ -55,10 +55,14 @@ struct sgemm_tile {
     static_assert(BLOCK_K % 8 == 0, "k-contiguous operands are copied 8 k at a time");
     static_assert(STAGES >= 3, "cp.async ring: one stage computing, at least two in flight");
     static_assert(THREADS <= 1024, "threads per block");
-    /* Accumulators, double-buffered fragments and ~24 for addressing must fit
-     * both the 255 registers of a thread and the SM's register file at the
-     * intended occupancy. */
-    static constexpr int REGISTERS_NEEDED = ACCUMULATORS + 2 * (THREAD_M + THREAD_N) + 24;
+    /* Registers holding a k-tile of both operands between its 16-byte loads
+     * and its transposing stores (KVEC16, both operands k-contiguous). */
+    static constexpr int STAGED_REGISTERS = (BLOCK_M + BLOCK_N) * BLOCK_K / THREADS;
+    /* Accumulators, double-buffered fragments, staged k-tiles and ~24 for
+     * addressing must fit both the 255 registers of a thread and the SM's
+     * register file at the intended occupancy. */
+    static constexpr int REGISTERS_NEEDED =
+        ACCUMULATORS + 2 * (THREAD_M + THREAD_N) + STAGED_REGISTERS + 24;
     static_assert(REGISTERS_NEEDED <= 255, "registers per thread");
     static_assert(THREADS * MIN_BLOCKS_PER_SM * REGISTERS_NEEDED <= 65536, "register file");
     static_assert(SMEM_BYTES * MIN_BLOCKS_PER_SM <= 227 * 1024,
@@ -68,12 +72,13 @@ struct sgemm_tile {
 /* The largest tiles: 8 warps of 64x64 with 16x8 (8x16) per lane, one block
  * per SM. Sixteen-wide thread tiles do 128 FMAs per 6 LDS.128 instead of 64
  * per 4, which is what closes most of the gap to cuBLAS; 4 stages of 8 k
- * (50 KB, above the 48 KB default). */
+ * (50 KB, above the 48 KB default). BLOCK_K = 16 (100 KB) measured 2-4%
+ * slower in every layout on an H200. */
 using sgemm_cfg_256x128x8 = sgemm_tile<256, 128, 8, 64, 64, 16, 8, 4, 1>;
 using sgemm_cfg_128x256x8 = sgemm_tile<128, 256, 8, 64, 64, 8, 16, 4, 1>;
-/* The main tile where the wide ones do not apply (TN) or waste a wave:
- * 8 warps of 64x32, 8x8 per lane, two blocks per SM; 4 stages of 8 k
- * (34 KB). BLOCK_K = 16 measured no faster and spills under the
+/* The main tile where the wide ones do not apply (TN with an unaligned A) or
+ * waste a wave: 8 warps of 64x32, 8x8 per lane, two blocks per SM; 4 stages
+ * of 8 k (34 KB). BLOCK_K = 16 measured no faster and spills under the
  * 128-register cap in some layouts. */
 using sgemm_cfg_128x128x8 = sgemm_tile<128, 128, 8, 64, 32, 8, 8, 4, 2>;
 /* For problems whose 128x128 tiles would leave SMs idle: 4 warps of the
