@@ -27,7 +27,7 @@ def main(argv):
     fig, axes = plt.subplots(len(suites), 1, figsize=(10, 2.2 + 0.32 * len(rows)), squeeze=False)
     for ax, suite in zip(axes[:, 0], suites):
         sel = [r for r in rows if r["suite"] == suite]
-        labels = [f'{r["dtype"]} {r["layout"]} {r["m"]}x{r["n"]}x{r["k"]}' for r in sel]
+        labels = [f'{r["dtype"]} {r["layout"]} {r["m"]}x{r["n"]}x{r["k"]} {r["route"]}' for r in sel]
         speed = [float(r["speedup"]) for r in sel]
         colors = ["#2a9d8f" if s >= 1.0 else ("#e9c46a" if s >= 0.9 else "#e76f51") for s in speed]
         ax.barh(labels, speed, color=colors)

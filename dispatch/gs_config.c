@@ -2,6 +2,7 @@
  * ignored: a bad one makes the whole shim pass-through, with a one-line
  * reason. */
 #include "gs_config.h"
+#include "gs_kernels.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -72,35 +73,58 @@ static void parse_policy(gs_config_t *c, const char *v)
         reject(c, "GEMMSHIM_POLICY='%.64s' is not one of: table, eligible", v);
 }
 
-/* Comma-separated family names, or "all" / "none". */
+/* Comma-separated kernel families (sgemm_simt, pingpong) or single kernel
+ * configurations by the name they run under (pingpong_128x128x64, ...), or
+ * "all" / "none". */
+static int match_item(gs_config_t *c, const char *s, size_t len, unsigned *named_cfgs,
+                      int *all_cfgs)
+{
+    for (int f = 0; f < GS_FAMILY_COUNT; ++f) {
+        if (strlen(family_names[f]) == len && !strncmp(s, family_names[f], len)) {
+            c->kernel_mask |= 1u << f;
+            if (f == GS_FAMILY_PINGPONG)
+                *all_cfgs = 1;
+            return 1;
+        }
+    }
+    for (int cfg = 0; cfg < GS_PINGPONG_CONFIG_COUNT; ++cfg) {
+        const char *name = gs_pingpong_name((gs_pingpong_config_t)cfg);
+        if (strlen(name) == len && !strncmp(s, name, len)) {
+            c->kernel_mask |= 1u << GS_FAMILY_PINGPONG;
+            *named_cfgs |= 1u << cfg;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void parse_kernels(gs_config_t *c, const char *v)
 {
+    const unsigned all_cfgs_mask = (1u << GS_PINGPONG_CONFIG_COUNT) - 1;
     c->kernel_mask = (1u << GS_FAMILY_COUNT) - 1;
+    c->pingpong_configs = all_cfgs_mask;
     if (!v || !strcmp(v, "all"))
         return;
     c->kernel_mask = 0;
     if (!strcmp(v, "none"))
         return;
+    unsigned named_cfgs = 0;
+    int all_cfgs = 0;
     const char *s = v;
     for (;;) {
         size_t len = strcspn(s, ",");
-        int found = 0;
-        for (int f = 0; f < GS_FAMILY_COUNT; ++f) {
-            if (strlen(family_names[f]) == len && !strncmp(s, family_names[f], len)) {
-                c->kernel_mask |= 1u << f;
-                found = 1;
-            }
-        }
-        if (!found) {
+        if (!match_item(c, s, len, &named_cfgs, &all_cfgs)) {
             reject(c, "GEMMSHIM_KERNELS: unknown kernel '%.*s' (known: sgemm_simt, pingpong, "
-                      "all, none)", (int)(len > 64 ? 64 : len), s);
+                      "pingpong_<tile>, all, none)", (int)(len > 64 ? 64 : len), s);
             return;
         }
         s += len;
         if (!*s)
-            return;
+            break;
         ++s; /* past the comma: an item must follow */
     }
+    if (!all_cfgs && named_cfgs)
+        c->pingpong_configs = named_cfgs;
 }
 
 static void parse_bool(gs_config_t *c, const char *var, const char *v, int *out)

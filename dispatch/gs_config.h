@@ -31,6 +31,7 @@ typedef struct gs_config {
     char log_path[GS_PATH_MAX];
     gs_policy_t policy;
     unsigned kernel_mask;          /* bit (1u << gs_family_t) allowed */
+    unsigned pingpong_configs;     /* bit (1u << gs_pingpong_config_t) allowed */
     int strict;                    /* unresolved real symbol -> abort */
     char cublas_path[GS_PATH_MAX]; /* GEMMSHIM_CUBLAS, "" if unset */
     char cublaslt_path[GS_PATH_MAX];

@@ -26,10 +26,17 @@ typedef struct candidate {
     int config;
 } candidate_t;
 
-static const candidate_t candidates[] = {
-    {GS_ROUTE_PINGPONG, GS_FAMILY_PINGPONG, GS_PINGPONG_128x128x64},
-    {GS_ROUTE_SGEMM_SIMT, GS_FAMILY_SGEMM_SIMT, 0},
-};
+/* Every kernel configuration, in order of preference when nothing measured
+ * tells them apart: the Hopper tensor-core kernels before the SIMT one. */
+static size_t list_candidates(candidate_t *out, size_t cap)
+{
+    size_t n = 0;
+    for (int cfg = 0; cfg < GS_PINGPONG_CONFIG_COUNT && n < cap; ++cfg)
+        out[n++] = (candidate_t){GS_ROUTE_PINGPONG, GS_FAMILY_PINGPONG, cfg};
+    if (n < cap)
+        out[n++] = (candidate_t){GS_ROUTE_SGEMM_SIMT, GS_FAMILY_SGEMM_SIMT, 0};
+    return n;
+}
 
 static int can_implement(const candidate_t *k, const gs_problem_t *p, const gs_device_t *d)
 {
@@ -78,14 +85,18 @@ gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_
     if (!d->present)
         return forward("no CUDA device");
 
+    candidate_t cands[GS_PINGPONG_CONFIG_COUNT + 1];
+    size_t n = list_candidates(cands, sizeof cands / sizeof cands[0]);
     int eligible = 0, disabled = 0;
-    double best_slow = 0.0;
+    const candidate_t *pick = NULL;
+    double pick_ratio = -1.0, best_slow = 0.0;
     const char *slow_name = NULL;
-    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; ++i) {
-        const candidate_t *k = &candidates[i];
+    for (size_t i = 0; i < n; ++i) {
+        const candidate_t *k = &cands[i];
         if (!can_implement(k, p, d))
             continue;
-        if (!(c->kernel_mask & (1u << k->family))) {
+        if (!(c->kernel_mask & (1u << k->family)) ||
+            (k->route == GS_ROUTE_PINGPONG && !(c->pingpong_configs & (1u << k->config)))) {
             ++disabled;
             continue;
         }
@@ -98,11 +109,17 @@ gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_
             }
             continue;
         }
-        gs_decision_t dec = {k->route, k->config, ratio, ""};
+        if (ratio > pick_ratio) { /* the fastest measured; else the first */
+            pick = k;
+            pick_ratio = ratio;
+        }
+    }
+    if (pick) {
+        gs_decision_t dec = {pick->route, pick->config, pick_ratio, ""};
         if (c->policy == GS_POLICY_ELIGIBLE)
             snprintf(dec.reason, sizeof dec.reason, "eligible (GEMMSHIM_POLICY=eligible)");
         else
-            snprintf(dec.reason, sizeof dec.reason, "table: %.2fx cuBLAS", ratio);
+            snprintf(dec.reason, sizeof dec.reason, "table: %.2fx cuBLAS", pick_ratio);
         return dec;
     }
     if (slow_name && best_slow > 0.0)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|parity|sample BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|parity|sample BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -27,6 +27,22 @@ case $what in
     fi
     echo "sweep: $(grep -c -- '-> sgemm_warptile' "$log") signatures served by sgemm_warptile, no fallback"
     ;;
+  hsweep)
+    # every pingpong configuration, each forced in turn over a full sweep
+    for k in pingpong_128x128x64 pingpong_coop_256x128x64; do
+      rm -f "$log"
+      echo "--- $k"
+      GEMMSHIM_KERNELS=$k GEMMSHIM_POLICY=eligible run "$bin/test_hgemm_sweep"; rc=$?
+      [ $rc -eq 0 ] || exit $rc
+      if ! grep -q -- "-> $k" "$log"; then
+        echo "FAIL: the shim's log shows no call served by $k:"; cat "$log"; exit 1
+      fi
+      if grep -q 'fallback: ' "$log"; then
+        echo "FAIL: some calls fell back to cuBLAS:"; grep 'fallback: ' "$log"; exit 1
+      fi
+      echo "hsweep: $(grep -c -- "-> $k" "$log") signatures served by $k, no fallback"
+    done
+    ;;
   parity)
     GEMMSHIM_POLICY=eligible run "$bin/test_status_parity"; exit $?
     ;;
@@ -35,5 +51,5 @@ case $what in
     cat "$log"
     exit $rc
     ;;
-  *) echo "usage: $0 sweep|parity|sample BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
+  *) echo "usage: $0 sweep|hsweep|parity|sample BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
 esac

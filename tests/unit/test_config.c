@@ -1,5 +1,6 @@
 /* gs_config_parse from a fake environment table. */
 #include "gs_config.h"
+#include "gs_kernels.h"
 #include "gs_test.h"
 
 #include <stdarg.h>
@@ -105,6 +106,24 @@ static void kernels(void)
     CHECK_EQ_INT(c.kernel_mask, ALL_KERNELS);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "pingpong,sgemm_simt", NULL), 0);
     CHECK_EQ_INT(c.kernel_mask, ALL_KERNELS);
+
+    /* single pingpong configurations, by the names the kernels run under */
+    const unsigned all_cfgs = (1u << GS_PINGPONG_CONFIG_COUNT) - 1;
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "pingpong", NULL), 0);
+    CHECK_EQ_INT(c.pingpong_configs, all_cfgs);
+    for (int cfg = 0; cfg < GS_PINGPONG_CONFIG_COUNT; ++cfg) {
+        const char *name = gs_pingpong_name((gs_pingpong_config_t)cfg);
+        CHECK(strncmp(name, "pingpong_", 9) == 0);
+        CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", name, NULL), 0);
+        CHECK_EQ_INT(c.kernel_mask, 1u << GS_FAMILY_PINGPONG);
+        CHECK_EQ_INT(c.pingpong_configs, 1u << cfg);
+    }
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS",
+                           "sgemm_simt,pingpong_128x128x64", NULL), 0);
+    CHECK_EQ_INT(c.kernel_mask, ALL_KERNELS);
+    CHECK_EQ_INT(c.pingpong_configs, 1u << GS_PINGPONG_128x128x64);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "pingpong_128x128x64,pingpong", NULL), 0);
+    CHECK_EQ_INT(c.pingpong_configs, all_cfgs);
 
     const char *bad[] = {"bogus", "sgemm_simt,bogus", "pingpong,,sgemm_simt", "SGEMM_SIMT",
                          "sgemm", "sgemm_simt_x", "all,pingpong", ",pingpong",

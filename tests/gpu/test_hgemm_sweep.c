@@ -1,0 +1,234 @@
+/* bf16/fp16 correctness sweep through the cuBLAS API, run under the shim with
+ * GEMMSHIM_POLICY=eligible: >= 300 random cases over every layout, bf16 and
+ * fp16 inputs, same-type and fp32 outputs, the compute-type spellings
+ * (COMPUTE_32F, legacy CUDA_R_32F, FAST_16F / FAST_16BF), sizes from 1 to
+ * 9000 (primes and non-multiples of every tile dimension), padded leading
+ * dimensions, strided batches, alpha/beta incl. 0 and negative, host and
+ * device pointer mode, NaN-filled C with beta == 0. Fresh random data for
+ * every case.
+ *
+ * Each case is also run on the real cuBLAS (past the shim) and both are
+ * compared with an fp64 host reference on the same (rounded) inputs.
+ * Pass: our error <= 2x cuBLAS's, or below the fp32-accumulation noise floor
+ * 4 * 2^-24 * sqrt(k) (cases passing only by the floor are counted and
+ * printed: there cuBLAS is more accurate than a plain fp32 dot product, e.g.
+ * by splitting K); C's padding rows untouched; no NaN. */
+#include "gpu_util.h"
+
+#define CASES_DEFAULT 320
+#define PAD_BITS 0x5a5a5a5au
+#define MAX_MNK 1.2e9 /* bounds the host reference's work per case */
+
+typedef cublasStatus_t (*gemmex_sb_fn)(cublasHandle_t, cublasOperation_t, cublasOperation_t,
+                                       int, int, int, const void *, const void *, cudaDataType,
+                                       int, long long, const void *, cudaDataType, int,
+                                       long long, const void *, void *, cudaDataType, int,
+                                       long long, int, cublasComputeType_t, cublasGemmAlgo_t);
+
+static const int primes[] = {1, 3, 7, 13, 61, 127, 251, 509, 1021, 2039, 4093, 8191};
+static const float scalars[] = {1.f, 0.f, -1.5f, 0.5f, 2.f, -0.25f};
+
+static int64_t pick_dim(void)
+{
+    switch (gu_int(0, 4)) {
+    case 0: return primes[gu_int(0, 11)];
+    case 1: return gu_int(1, 200);
+    case 2: return gu_int(200, 1500);
+    case 3: return 64 * gu_int(1, 40) + gu_int(-1, 1) + 1; /* near tile multiples */
+    default: return gu_int(1500, 9000);
+    }
+}
+
+static size_t esize(cudaDataType t) { return t == CUDA_R_32F ? 4 : 2; }
+
+static double get(const void *p, size_t i, cudaDataType t)
+{
+    if (t == CUDA_R_32F)
+        return ((const float *)p)[i];
+    uint16_t h = ((const uint16_t *)p)[i];
+    return t == CUDA_R_16BF ? gu_bf16_to_f32(h) : gu_f16_to_f32(h);
+}
+
+static void put(void *p, size_t i, cudaDataType t, float v)
+{
+    if (t == CUDA_R_32F)
+        ((float *)p)[i] = v;
+    else
+        ((uint16_t *)p)[i] = t == CUDA_R_16BF ? gu_f32_to_bf16(v) : gu_f32_to_f16(v);
+}
+
+/* padding sentinel: a fixed bit pattern of the element's width */
+static int is_pad(const void *p, size_t i, cudaDataType t)
+{
+    if (t == CUDA_R_32F)
+        return ((const uint32_t *)p)[i] == PAD_BITS;
+    return ((const uint16_t *)p)[i] == (uint16_t)PAD_BITS;
+}
+static void set_pad(void *p, size_t i, cudaDataType t)
+{
+    if (t == CUDA_R_32F)
+        ((uint32_t *)p)[i] = PAD_BITS;
+    else
+        ((uint16_t *)p)[i] = (uint16_t)PAD_BITS;
+}
+
+int main(void)
+{
+    gpu_require_or_skip("test_hgemm_sweep");
+    uint64_t seed = gu_seed_from_env();
+    gu_seed(seed);
+    const char *cs = getenv("GEMMSHIM_SWEEP_CASES");
+    int cases = cs ? atoi(cs) : CASES_DEFAULT;
+    printf("test_hgemm_sweep: %d cases, GEMMSHIM_SEED=0x%llx\n", cases, (unsigned long long)seed);
+    if (!gu_shim_present()) {
+        printf("FAIL: run me with LD_PRELOAD=libgemmshim.so\n");
+        return 1;
+    }
+    gemmex_fn real = (gemmex_fn)gu_real_cublas_sym("cublasGemmEx");
+    gemmex_sb_fn real_sb = (gemmex_sb_fn)gu_real_cublas_sym("cublasGemmStridedBatchedEx");
+    cublasHandle_t h;
+    CUBLAS_OK(cublasCreate(&h));
+    float *d_scalars;
+    CUDA_OK(cudaMalloc((void **)&d_scalars, 2 * sizeof(float)));
+
+    int passed = 0, failed = 0, by_floor = 0;
+    double worst_ratio = 0.0;
+    for (int c = 0; c < cases; ++c) {
+        cudaDataType ab = gu_int(0, 1) ? CUDA_R_16BF : CUDA_R_16F;
+        cudaDataType ct = gu_int(0, 2) == 0 ? CUDA_R_32F : ab;
+        int batched = gu_int(0, 3) == 0;
+        int64_t m = pick_dim(), n = pick_dim(), k = pick_dim();
+        int64_t batch = batched ? gu_int(1, 4) : 1;
+        while ((double)m * n * k * batch > MAX_MNK) { /* keep the fp64 reference affordable */
+            int64_t *big = m >= n && m >= k ? &m : n >= k ? &n : &k;
+            *big = *big / 2 + 1;
+        }
+        int tA = (int)gu_int(0, 1), tB = (int)gu_int(0, 1);
+        int64_t ra = tA ? k : m, ca = tA ? m : k, rb = tB ? n : k, cb = tB ? k : n;
+        /* mostly 16-byte multiples (what TMA needs); sometimes not (forwarded) */
+        int odd = gu_int(0, 9) == 0;
+        int64_t lda = ((ra + 7) / 8 + gu_int(0, 2)) * 8 + (odd ? 1 : 0);
+        int64_t ldb = ((rb + 7) / 8 + gu_int(0, 2)) * 8;
+        int64_t ldc = ((m + 7) / 8 + gu_int(0, 1)) * 8;
+        int64_t sa = lda * ca + 8 * gu_int(0, 2), sb = ldb * cb + 8 * gu_int(0, 2),
+                sc = ldc * n + 8 * gu_int(0, 2);
+        float alpha = scalars[gu_int(0, 5)], beta = gu_int(0, 2) ? 0.f : scalars[gu_int(0, 5)];
+        int dev_mode = gu_int(0, 3) == 0;
+        int spelling = (int)gu_int(0, 2);
+        cublasComputeType_t compute =
+            spelling == 0 ? CUBLAS_COMPUTE_32F
+            : spelling == 1 ? (cublasComputeType_t)CUDA_R_32F
+            : ab == CUDA_R_16F ? CUBLAS_COMPUTE_32F_FAST_16F : CUBLAS_COMPUTE_32F_FAST_16BF;
+
+        size_t na = sa * (batch - 1) + lda * ca, nb = sb * (batch - 1) + ldb * cb,
+               nc = sc * (batch - 1) + ldc * n;
+        void *hA = malloc(na * esize(ab)), *hB = malloc(nb * esize(ab)),
+             *hC = malloc(nc * esize(ct)), *ours = malloc(nc * esize(ct)),
+             *theirs = malloc(nc * esize(ct));
+        double *dA = malloc(sizeof(double) * na), *dB = malloc(sizeof(double) * nb),
+               *ref = malloc(sizeof(double) * ldc * n), *x = malloc(sizeof(double) * ldc * n);
+        for (size_t i = 0; i < na; ++i) {
+            put(hA, i, ab, (float)gu_uniform());
+            dA[i] = get(hA, i, ab);
+        }
+        for (size_t i = 0; i < nb; ++i) {
+            put(hB, i, ab, (float)gu_uniform());
+            dB[i] = get(hB, i, ab);
+        }
+        for (size_t i = 0; i < nc; ++i) {
+            if (beta == 0.f && ct == CUDA_R_32F)
+                ((float *)hC)[i] = NAN;
+            else if (beta == 0.f)
+                ((uint16_t *)hC)[i] = 0x7fff; /* NaN in both 16-bit formats */
+            else
+                put(hC, i, ct, (float)gu_uniform());
+        }
+        for (int64_t b = 0; b < batch; ++b)
+            for (int64_t j = 0; j < n; ++j)
+                for (int64_t i = m; i < ldc; ++i)
+                    set_pad(hC, b * sc + i + j * ldc, ct);
+        void *A, *B, *C;
+        CUDA_OK(cudaMalloc(&A, na * esize(ab)));
+        CUDA_OK(cudaMalloc(&B, nb * esize(ab)));
+        CUDA_OK(cudaMalloc(&C, nc * esize(ct)));
+        CUDA_OK(cudaMemcpy(A, hA, na * esize(ab), cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemcpy(B, hB, nb * esize(ab), cudaMemcpyHostToDevice));
+        const float *pa = &alpha, *pb = &beta;
+        if (dev_mode) {
+            float s[2] = {alpha, beta};
+            CUDA_OK(cudaMemcpy(d_scalars, s, sizeof s, cudaMemcpyHostToDevice));
+            pa = d_scalars;
+            pb = d_scalars + 1;
+        }
+        CUBLAS_OK(cublasSetPointerMode(h, dev_mode ? CUBLAS_POINTER_MODE_DEVICE
+                                                    : CUBLAS_POINTER_MODE_HOST));
+        cublasOperation_t ta = tA ? CUBLAS_OP_T : CUBLAS_OP_N, tb = tB ? CUBLAS_OP_T : CUBLAS_OP_N;
+        cublasStatus_t st[2];
+        void *outs[2] = {ours, theirs};
+        for (int side = 0; side < 2; ++side) {
+            CUDA_OK(cudaMemcpy(C, hC, nc * esize(ct), cudaMemcpyHostToDevice));
+            if (!batched)
+                st[side] = (side ? real : (gemmex_fn)cublasGemmEx)(
+                    h, ta, tb, (int)m, (int)n, (int)k, pa, A, ab, (int)lda, B, ab, (int)ldb, pb,
+                    C, ct, (int)ldc, compute, CUBLAS_GEMM_DEFAULT);
+            else
+                st[side] = (side ? real_sb : (gemmex_sb_fn)cublasGemmStridedBatchedEx)(
+                    h, ta, tb, (int)m, (int)n, (int)k, pa, A, ab, (int)lda, sa, B, ab, (int)ldb,
+                    sb, pb, C, ct, (int)ldc, sc, (int)batch, compute, CUBLAS_GEMM_DEFAULT);
+            CUDA_OK(cudaDeviceSynchronize());
+            CUDA_OK(cudaMemcpy(outs[side], C, nc * esize(ct), cudaMemcpyDeviceToHost));
+        }
+        double e_ours = 0, e_cublas = 0;
+        int pad_ok = 1;
+        for (int64_t b = 0; b < batch; ++b) {
+            for (int64_t j = 0; j < n; ++j)
+                for (int64_t i = 0; i < m; ++i)
+                    ref[i + j * ldc] = beta == 0.f ? 0.0 : get(hC, b * sc + i + j * ldc, ct);
+            gu_ref_gemm(tA, tB, m, n, k, alpha, dA + b * sa, lda, dB + b * sb, ldb, beta, ref, ldc);
+            for (int side = 0; side < 2; ++side) {
+                for (int64_t i = 0; i < ldc * n; ++i)
+                    x[i] = get(outs[side], b * sc + i, ct);
+                double e = gu_rel_err(ref, ldc, x, ldc, m, n);
+                if (side == 0)
+                    e_ours = e > e_ours ? e : e_ours;
+                else
+                    e_cublas = e > e_cublas ? e : e_cublas;
+            }
+            for (int64_t j = 0; j < n; ++j)
+                for (int64_t i = m; i < ldc; ++i)
+                    pad_ok &= is_pad(ours, b * sc + i + j * ldc, ct);
+        }
+        double floor_ = 4.0 * 5.96e-8 * sqrt((double)(k > 0 ? k : 1));
+        int within_2x = e_ours <= 2.0 * e_cublas;
+        int ok = st[0] == st[1] && st[0] == CUBLAS_STATUS_SUCCESS && pad_ok &&
+                 (within_2x || e_ours <= floor_);
+        if (ok && !within_2x)
+            ++by_floor;
+        double ratio = e_cublas > 0 ? e_ours / e_cublas : (e_ours > 0 ? INFINITY : 1.0);
+        worst_ratio = ratio > worst_ratio && ratio < INFINITY ? ratio : worst_ratio;
+        if (ok)
+            ++passed;
+        else
+            ++failed;
+        if (!ok || !within_2x)
+            printf("%s case %d: %s %s->%s %c%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld "
+                   "batch=%lld alpha=%g beta=%g %s compute=%d: status %d/%d err ours %.3g cuBLAS "
+                   "%.3g (x%.2f, floor %.2g) pad %s\n",
+                   ok ? "floor" : "FAIL", c, batched ? "StridedBatchedEx" : "GemmEx",
+                   ab == CUDA_R_16BF ? "bf16" : "f16", ct == CUDA_R_32F ? "f32" : "same",
+                   "NT"[tA], "NT"[tB], (long long)m, (long long)n, (long long)k, (long long)lda,
+                   (long long)ldb, (long long)ldc, (long long)batch, alpha, beta,
+                   dev_mode ? "device" : "host", (int)compute, (int)st[0], (int)st[1], e_ours,
+                   e_cublas, ratio, floor_, pad_ok ? "ok" : "CLOBBERED");
+        cudaFree(A);
+        cudaFree(B);
+        cudaFree(C);
+        free(hA); free(hB); free(hC); free(ours); free(theirs);
+        free(dA); free(dB); free(ref); free(x);
+    }
+    printf("test_hgemm_sweep: worst error ratio to cuBLAS %.2f; %d passed only by the fp32 "
+           "noise floor\n", worst_ratio, by_floor);
+    printf("%d passed, %d failed\n", passed, failed);
+    cublasDestroy(h);
+    return failed ? 1 : 0;
+}
