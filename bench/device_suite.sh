@@ -15,8 +15,8 @@ lib=$root/libgemmshim.so
 mkdir -p "$out/logs"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 summary=""
-for t in sample parity sweep hsweep; do
-  timeout 300 "$here/tests/gpu/run_gpu_test.sh" "$t" "$root/bin" "$lib" "$out/logs" \
+for t in ${GPU_TESTS:-sample parity sweep hsweep sanitize}; do
+  timeout 420 "$here/tests/gpu/run_gpu_test.sh" "$t" "$root/bin" "$lib" "$out/logs" \
     > "$out/logs/$t.txt" 2>&1
   rc=$?
   summary+="gpu test $t: rc=$rc  $(grep -E '^[0-9]+ passed' "$out/logs/$t.txt" | tail -1)"$'\n'

@@ -167,6 +167,10 @@ int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
     parse_policy(c, get("GEMMSHIM_POLICY"));
     parse_kernels(c, get("GEMMSHIM_KERNELS"));
     parse_bool(c, "GEMMSHIM_STRICT", get("GEMMSHIM_STRICT"), &c->strict);
+    const char *t = get("GEMMSHIM_LOG_TIMING");
+    c->log_timing = 1;
+    if (t)
+        parse_bool(c, "GEMMSHIM_LOG_TIMING", t, &c->log_timing);
     const char *p = get("GEMMSHIM_CUBLAS");
     if (p)
         copy_path(c, "GEMMSHIM_CUBLAS", p, c->cublas_path);

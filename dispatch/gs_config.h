@@ -29,6 +29,7 @@ typedef struct gs_config {
     int log_enabled;
     int log_to_stderr;
     char log_path[GS_PATH_MAX];
+    int log_timing;                /* GPU time per route in the summary (events) */
     gs_policy_t policy;
     unsigned kernel_mask;          /* bit (1u << gs_family_t) allowed */
     unsigned pingpong_configs;     /* bit (1u << gs_pingpong_config_t) allowed */

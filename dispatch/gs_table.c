@@ -8,6 +8,7 @@
  * such entry (in log distance) gives the ratio. No match means "not
  * measured", which the default policy treats as "do not route". */
 #include "gs_dispatch.h"
+#include "gs_kernels.h" /* configuration names in the generated entries */
 
 #include <math.h>
 #include <stdint.h>

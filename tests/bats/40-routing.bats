@@ -60,11 +60,14 @@ setup() {
     grep -q '^cublasSgemm_v2 .* m=ffffffff n=10000000 k=10000000 ' "$FAKE_CUBLAS_RECORD"
 }
 
-@test "default policy (table): an unmeasured class is forwarded, with the reason" {
+@test "default policy (table): unmeasured and measured-slower classes are forwarded, with the reason" {
     run_shim env GEMMSHIM_POLICY=table "$SAMPLE"
     echo "$stderr"
     [ "$status" -eq 0 ]
-    expect_contains "$stderr" "cublasSgemm_v2 NN f32,f32->f32 compute=32F m=256 n=256 k=256 batch=1 -> forward (sgemm_simt not measured for this class)"
+    # 64x64x32 batch 4: no entry in the tuning table near it
+    expect_contains "$stderr" "cublasSgemmStridedBatched NT f32,f32->f32 compute=32F m=64 n=64 k=32 batch=4 -> forward (sgemm_simt not measured for this class)"
+    # 256^3: measured on sm_90, slower than cuBLAS (the table's number is data, not pinned here)
+    expect_contains "$stderr" "cublasSgemm_v2 NN f32,f32->f32 compute=32F m=256 n=256 k=256 batch=1 -> forward (sgemm_simt measured 0."
     expect_eq "$(count_fixed "$stderr" "failed to launch")" 0
     expect_eq "$(record_lines)" 5
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|parity|sample BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|sanitize|parity|sample BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -43,6 +43,27 @@ case $what in
       echo "hsweep: $(grep -c -- "-> $k" "$log") signatures served by $k, no fallback"
     done
     ;;
+  sanitize)
+    # compute-sanitizer over short sweeps of small shapes through the shim:
+    # memcheck for both kernel families, racecheck and synccheck for the
+    # pingpong configurations (shared-memory pipelines, named barriers)
+    command -v compute-sanitizer >/dev/null || { echo "FAIL: no compute-sanitizer"; exit 1; }
+    fails=0
+    cs() { # tool kernels program
+      local out
+      out=$(GEMMSHIM_KERNELS=$2 GEMMSHIM_POLICY=eligible GEMMSHIM_SWEEP_CASES=16 \
+            GEMMSHIM_SWEEP_MAX_DIM=300 GEMMSHIM_SEED=7 \
+            compute-sanitizer --tool "$1" --error-exitcode 9 \
+            env LD_PRELOAD=$lib "$bin/$3" 2>&1); local rc=$?
+      echo "$1 $2: rc=$rc $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed,' | tr '\n' ' ')"
+      [ $rc -eq 0 ] || { fails=$((fails + 1)); echo "$out" | tail -30; }
+    }
+    cs memcheck sgemm_simt test_sgemm_sweep
+    for k in pingpong_128x128x64 pingpong_coop_256x128x64; do
+      for tool in memcheck racecheck synccheck; do cs $tool $k test_hgemm_sweep; done
+    done
+    [ $fails -eq 0 ] || exit 1
+    ;;
   parity)
     GEMMSHIM_POLICY=eligible run "$bin/test_status_parity"; exit $?
     ;;
@@ -51,5 +72,5 @@ case $what in
     cat "$log"
     exit $rc
     ;;
-  *) echo "usage: $0 sweep|hsweep|parity|sample BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
+  *) echo "usage: $0 sweep|hsweep|sanitize|parity|sample BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
 esac

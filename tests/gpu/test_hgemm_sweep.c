@@ -79,6 +79,8 @@ int main(void)
     gu_seed(seed);
     const char *cs = getenv("GEMMSHIM_SWEEP_CASES");
     int cases = cs ? atoi(cs) : CASES_DEFAULT;
+    const char *md = getenv("GEMMSHIM_SWEEP_MAX_DIM");
+    int64_t max_dim = md ? atoll(md) : 0;
     printf("test_hgemm_sweep: %d cases, GEMMSHIM_SEED=0x%llx\n", cases, (unsigned long long)seed);
     if (!gu_shim_present()) {
         printf("FAIL: run me with LD_PRELOAD=libgemmshim.so\n");
@@ -99,6 +101,11 @@ int main(void)
         int batched = gu_int(0, 3) == 0;
         int64_t m = pick_dim(), n = pick_dim(), k = pick_dim();
         int64_t batch = batched ? gu_int(1, 4) : 1;
+        if (max_dim) { /* small shapes, e.g. under compute-sanitizer */
+            m = m > max_dim ? max_dim : m;
+            n = n > max_dim ? max_dim : n;
+            k = k > max_dim ? max_dim : k;
+        }
         while ((double)m * n * k * batch > MAX_MNK) { /* keep the fp64 reference affordable */
             int64_t *big = m >= n && m >= k ? &m : n >= k ? &n : &k;
             *big = *big / 2 + 1;

@@ -83,6 +83,13 @@ static void good_values(void)
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_STRICT", "0", NULL), 0);
     CHECK_EQ_INT(c.strict, 0);
 
+    CHECK_EQ_INT(parse_env(&c, NULL), 0);
+    CHECK_EQ_INT(c.log_timing, 1);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_LOG_TIMING", "0", NULL), 0);
+    CHECK_EQ_INT(c.log_timing, 0);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_LOG_TIMING", "yes", NULL), -1);
+    CHECK_CONTAINS(c.error_msg, "GEMMSHIM_LOG_TIMING");
+
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_CUBLAS", "/opt/x/libcublas.so.13",
                            "GEMMSHIM_CUBLASLT", "/opt/y/libcublasLt.so.13", NULL), 0);
     CHECK_STR_EQ(c.cublas_path, "/opt/x/libcublas.so.13");

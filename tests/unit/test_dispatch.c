@@ -247,11 +247,64 @@ static void names(void)
     CHECK_STR_EQ(gs_route_name(GS_ROUTE_COUNT), "?");
 }
 
+/* The default policy follows the tuning table: for every size and layout of
+ * a sweep on sm_90, a problem is routed exactly when the table's ratio for
+ * its class is >= GS_MIN_RATIO, to the configuration with the best ratio,
+ * and the reason quotes that ratio. Independent of the table's numbers. */
+static void table_policy_follows_table(void)
+{
+    gs_device_t dev = device(9, 0, 132);
+    gs_config_t c = defaults();
+    static const int64_t sizes[] = {256, 1024, 2048, 3072, 4096, 8192, 12345};
+    int routed = 0, forwarded = 0;
+    for (int bf = 0; bf < 2; ++bf)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
+            for (int l = 0; l < 4; ++l) {
+                gs_problem_t p = bf ? bf16_problem() : fp32_problem();
+                p.m = p.n = p.k = p.lda = p.ldb = p.ldc = sizes[i];
+                p.trans_a = (gs_op_t)(l >> 1);
+                p.trans_b = (gs_op_t)(l & 1);
+                double best = 0.0;
+                int best_cfg = -1, any_eligible = 0;
+                gs_route_t route = bf ? GS_ROUTE_PINGPONG : GS_ROUTE_SGEMM_SIMT;
+                int ncfg = bf ? GS_PINGPONG_CONFIG_COUNT : 1;
+                for (int cfg = 0; cfg < ncfg; ++cfg) {
+                    int can = bf ? gs_pingpong_can_implement(&p, &dev, (gs_pingpong_config_t)cfg)
+                                 : gs_sgemm_simt_can_implement(&p, &dev);
+                    if (!can) /* e.g. bf16 with ld 12345: TMA needs 16-byte rows */
+                        continue;
+                    any_eligible = 1;
+                    double r = gs_table_ratio(route, cfg, &p, &dev);
+                    if (r > best) {
+                        best = r;
+                        best_cfg = cfg;
+                    }
+                }
+                gs_decision_t d = decide(&p, &dev, &c);
+                if (best >= GS_MIN_RATIO) {
+                    ++routed;
+                    CHECK_EQ_INT(d.route, route);
+                    CHECK_EQ_INT(d.config, best_cfg);
+                    CHECK(d.table_ratio == best);
+                    CHECK_CONTAINS(d.reason, "table: ");
+                } else {
+                    ++forwarded;
+                    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+                    if (any_eligible) /* "measured 0.9x" or "not measured" */
+                        CHECK_CONTAINS(d.reason, "measured");
+                }
+            }
+    /* the sweep saw both outcomes, so neither branch passed vacuously */
+    CHECK(routed > 0);
+    CHECK(forwarded > 0);
+}
+
 int main(void)
 {
     forward_cases();
     policies_and_kernel_mask();
     bf16();
     names();
+    table_policy_follows_table();
     return GS_TEST_DONE();
 }
