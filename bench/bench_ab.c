@@ -240,6 +240,7 @@ int main(int argc, char **argv)
         }
         /* correctness of the A side against cuBLAS on set 0 */
         void *h1 = malloc(nc * esize(s->c)), *h2 = malloc(nc * esize(s->c));
+        CUDA_OK(cudaMemset(b.C[0], 0xff, nc * esize(s->c))); /* NaN: unwritten shows */
         call(ours, h, s, b.A[0], b.B[0], b.C[0]);
         CUDA_OK(cudaMemcpy(h1, b.C[0], nc * esize(s->c), cudaMemcpyDeviceToHost));
         call(real, h, s, b.A[0], b.B[0], b.C[0]);

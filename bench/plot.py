@@ -38,7 +38,7 @@ def main(argv):
         ax.invert_yaxis()
         ax.tick_params(axis="y", labelsize=8)
     fig.suptitle(rows[0]["gpu"], fontsize=11)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.985))
     fig.savefig(argv[1], dpi=110)
     print(f"plot.py: wrote {argv[1]}")
     return 0
