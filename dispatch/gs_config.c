@@ -44,9 +44,9 @@ static int copy_path(gs_config_t *c, const char *var, const char *v, char *dst)
 static void parse_mode(gs_config_t *c, const char *v)
 {
     if (!v || !strcmp(v, "on"))
-        c->mode = GS_MODE_ON;
+        c->routing.mode = GS_MODE_ON;
     else if (!strcmp(v, "off"))
-        c->mode = GS_MODE_OFF;
+        c->routing.mode = GS_MODE_OFF;
     else
         reject(c, "GEMMSHIM_MODE='%.64s' is not one of: on, off", v);
 }
@@ -66,9 +66,9 @@ static void parse_log(gs_config_t *c, const char *v)
 static void parse_policy(gs_config_t *c, const char *v)
 {
     if (!v || !strcmp(v, "table"))
-        c->policy = GS_POLICY_TABLE;
+        c->routing.policy = GS_POLICY_TABLE;
     else if (!strcmp(v, "eligible"))
-        c->policy = GS_POLICY_ELIGIBLE;
+        c->routing.policy = GS_POLICY_ELIGIBLE;
     else
         reject(c, "GEMMSHIM_POLICY='%.64s' is not one of: table, eligible", v);
 }
@@ -76,12 +76,12 @@ static void parse_policy(gs_config_t *c, const char *v)
 /* Comma-separated kernel families (sgemm_simt, pingpong) or single kernel
  * configurations by the name they run under (pingpong_128x128x64, ...), or
  * "all" / "none". */
-static int match_item(gs_config_t *c, const char *s, size_t len, unsigned *named_cfgs,
+static int match_item(gs_routing_t *r, const char *s, size_t len, unsigned *named_cfgs,
                       int *all_cfgs)
 {
     for (int f = 0; f < GS_FAMILY_COUNT; ++f) {
         if (strlen(family_names[f]) == len && !strncmp(s, family_names[f], len)) {
-            c->kernel_mask |= 1u << f;
+            r->kernel_mask |= 1u << f;
             if (f == GS_FAMILY_PINGPONG)
                 *all_cfgs = 1;
             return 1;
@@ -90,7 +90,7 @@ static int match_item(gs_config_t *c, const char *s, size_t len, unsigned *named
     for (int cfg = 0; cfg < GS_PINGPONG_CONFIG_COUNT; ++cfg) {
         const char *name = gs_pingpong_name((gs_pingpong_config_t)cfg);
         if (strlen(name) == len && !strncmp(s, name, len)) {
-            c->kernel_mask |= 1u << GS_FAMILY_PINGPONG;
+            r->kernel_mask |= 1u << GS_FAMILY_PINGPONG;
             *named_cfgs |= 1u << cfg;
             return 1;
         }
@@ -98,25 +98,30 @@ static int match_item(gs_config_t *c, const char *s, size_t len, unsigned *named
     return 0;
 }
 
-static void parse_kernels(gs_config_t *c, const char *v)
+int gs_parse_kernel_list(gs_routing_t *out, const char *v, char *msg, size_t msg_size)
 {
-    const unsigned all_cfgs_mask = (1u << GS_PINGPONG_CONFIG_COUNT) - 1;
-    c->kernel_mask = (1u << GS_FAMILY_COUNT) - 1;
-    c->pingpong_configs = all_cfgs_mask;
-    if (!v || !strcmp(v, "all"))
-        return;
-    c->kernel_mask = 0;
-    if (!strcmp(v, "none"))
-        return;
+    gs_routing_t r = *out;
+    r.kernel_mask = (1u << GS_FAMILY_COUNT) - 1;
+    r.pingpong_configs = (1u << GS_PINGPONG_CONFIG_COUNT) - 1;
+    if (!v || !strcmp(v, "all")) {
+        *out = r;
+        return 0;
+    }
+    r.kernel_mask = 0;
+    if (!strcmp(v, "none")) {
+        *out = r;
+        return 0;
+    }
     unsigned named_cfgs = 0;
     int all_cfgs = 0;
     const char *s = v;
     for (;;) {
         size_t len = strcspn(s, ",");
-        if (!match_item(c, s, len, &named_cfgs, &all_cfgs)) {
-            reject(c, "GEMMSHIM_KERNELS: unknown kernel '%.*s' (known: sgemm_simt, pingpong, "
-                      "pingpong_<tile>, all, none)", (int)(len > 64 ? 64 : len), s);
-            return;
+        if (!match_item(&r, s, len, &named_cfgs, &all_cfgs)) {
+            snprintf(msg, msg_size,
+                     "GEMMSHIM_KERNELS: unknown kernel '%.*s' (known: sgemm_simt, pingpong, "
+                     "pingpong_<tile>, all, none)", (int)(len > 64 ? 64 : len), s);
+            return -1;
         }
         s += len;
         if (!*s)
@@ -124,7 +129,16 @@ static void parse_kernels(gs_config_t *c, const char *v)
         ++s; /* past the comma: an item must follow */
     }
     if (!all_cfgs && named_cfgs)
-        c->pingpong_configs = named_cfgs;
+        r.pingpong_configs = named_cfgs;
+    *out = r;
+    return 0;
+}
+
+static void parse_kernels(gs_config_t *c, const char *v)
+{
+    char msg[256];
+    if (gs_parse_kernel_list(&c->routing, v, msg, sizeof msg))
+        reject(c, "%s", msg);
 }
 
 static void parse_bool(gs_config_t *c, const char *var, const char *v, int *out)
@@ -179,7 +193,7 @@ int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
         copy_path(c, "GEMMSHIM_CUBLASLT", p, c->cublaslt_path);
     parse_test_device(c, get("GEMMSHIM_TEST_DEVICE"));
     if (c->error) {
-        c->mode = GS_MODE_OFF;
+        c->routing.mode = GS_MODE_OFF;
         return -1;
     }
     return 0;

@@ -24,15 +24,21 @@ typedef enum gs_family {
     GS_FAMILY_COUNT
 } gs_family_t;
 
-typedef struct gs_config {
+/* What dispatch needs to know of the configuration: the part that the C API
+ * (include/gemmshim.h) may change while the application runs. */
+typedef struct gs_routing {
     gs_mode_t mode;
+    gs_policy_t policy;
+    unsigned kernel_mask;          /* bit (1u << gs_family_t) allowed */
+    unsigned pingpong_configs;     /* bit (1u << gs_pingpong_config_t) allowed */
+} gs_routing_t;
+
+typedef struct gs_config {
+    gs_routing_t routing;
     int log_enabled;
     int log_to_stderr;
     char log_path[GS_PATH_MAX];
     int log_timing;                /* GPU time per route in the summary (events) */
-    gs_policy_t policy;
-    unsigned kernel_mask;          /* bit (1u << gs_family_t) allowed */
-    unsigned pingpong_configs;     /* bit (1u << gs_pingpong_config_t) allowed */
     int strict;                    /* unresolved real symbol -> abort */
     char cublas_path[GS_PATH_MAX]; /* GEMMSHIM_CUBLAS, "" if unset */
     char cublaslt_path[GS_PATH_MAX];
@@ -49,6 +55,10 @@ typedef const char *(*gs_getenv_fn)(const char *name);
  * GS_MODE_OFF (pass-through); logging settings that parsed stay, so the
  * error can be logged. Returns 0 if all values were good, -1 otherwise. */
 int gs_config_parse(gs_config_t *c, gs_getenv_fn get);
+
+/* Parse a GEMMSHIM_KERNELS-style list into r's kernel_mask and
+ * pingpong_configs; 0 on success, -1 (r unchanged, msg says why) otherwise. */
+int gs_parse_kernel_list(gs_routing_t *r, const char *list, char *msg, size_t msg_size);
 
 const char *gs_family_name(gs_family_t f);
 

@@ -75,7 +75,7 @@ static const char *never_routed(const gs_problem_t *p)
     return NULL;
 }
 
-gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_config_t *c)
+gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_routing_t *c)
 {
     if (c->mode == GS_MODE_OFF)
         return forward("GEMMSHIM_MODE=off");

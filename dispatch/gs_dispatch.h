@@ -28,7 +28,7 @@ typedef struct gs_decision {
 /* Routes below this measured ratio to cuBLAS are not taken (policy table). */
 #define GS_MIN_RATIO 0.98
 
-gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_config_t *c);
+gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_routing_t *c);
 
 const char *gs_route_name(gs_route_t r);
 

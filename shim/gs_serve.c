@@ -95,7 +95,8 @@ gs_served_t gs_serve(const gs_call_t *c)
                                    : CUBLAS_STATUS_NOT_INITIALIZED;
     describe(c, &hs, &p);
 
-    if (cfg->mode == GS_MODE_OFF)
+    gs_routing_t routing = gs_routing();
+    if (routing.mode == GS_MODE_OFF)
         return forward_because(&p, "GEMMSHIM_MODE=off", hs.stream);
     if (gs_check_call(c) != CUBLAS_STATUS_SUCCESS) {
         /* cuBLAS 13 dereferences a NULL alpha or beta and crashes the
@@ -122,7 +123,7 @@ gs_served_t gs_serve(const gs_call_t *c)
         dev = cfg->test_dev;
     else
         gs_device_query(&dev);
-    gs_decision_t dec = gs_dispatch(&p, &dev, cfg);
+    gs_decision_t dec = gs_dispatch(&p, &dev, &routing);
     if (dec.route == GS_ROUTE_FORWARD)
         return forward(&p, &dec, hs.stream);
 

@@ -7,6 +7,11 @@
 static gs_config_t config;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* The mutable routing: one word each, so a reader never sees half a value. */
+static int cur_mode, cur_policy;
+static unsigned cur_kernels, cur_pingpong;
+static pthread_mutex_t set_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static const char *env(const char *name)
 {
     return getenv(name);
@@ -15,6 +20,10 @@ static const char *env(const char *name)
 static void init(void)
 {
     gs_config_parse(&config, env);
+    cur_mode = config.routing.mode;
+    cur_policy = config.routing.policy;
+    cur_kernels = config.routing.kernel_mask;
+    cur_pingpong = config.routing.pingpong_configs;
     gs_log_open(&config);
     if (config.error)
         gs_msg("%s; the shim passes every call to cuBLAS", config.error_msg);
@@ -26,4 +35,30 @@ const gs_config_t *gs_cfg(void)
 {
     pthread_once(&once, init);
     return &config;
+}
+
+gs_routing_t gs_routing(void)
+{
+    gs_cfg();
+    gs_routing_t r;
+    r.mode = (gs_mode_t)__atomic_load_n(&cur_mode, __ATOMIC_ACQUIRE);
+    r.policy = (gs_policy_t)__atomic_load_n(&cur_policy, __ATOMIC_ACQUIRE);
+    r.kernel_mask = __atomic_load_n(&cur_kernels, __ATOMIC_ACQUIRE);
+    r.pingpong_configs = __atomic_load_n(&cur_pingpong, __ATOMIC_ACQUIRE);
+    return r;
+}
+
+void gs_set_mode(gs_mode_t mode)
+{
+    gs_cfg();
+    __atomic_store_n(&cur_mode, (int)mode, __ATOMIC_RELEASE);
+}
+
+void gs_set_kernels(unsigned kernel_mask, unsigned pingpong_configs)
+{
+    gs_cfg();
+    pthread_mutex_lock(&set_lock);
+    __atomic_store_n(&cur_kernels, kernel_mask, __ATOMIC_RELEASE);
+    __atomic_store_n(&cur_pingpong, pingpong_configs, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&set_lock);
 }

@@ -10,4 +10,10 @@
  * and reports a rejected value. Thread-safe. */
 const gs_config_t *gs_cfg(void);
 
+/* The routing in force: GEMMSHIM_* first, then whatever the C API set since
+ * (the later wins). Reads are lock-free; the API's writes are serialized. */
+gs_routing_t gs_routing(void);
+void gs_set_mode(gs_mode_t mode);
+void gs_set_kernels(unsigned kernel_mask, unsigned pingpong_configs);
+
 #endif

@@ -41,12 +41,12 @@ static void defaults(void)
     gs_config_t c;
     memset(&c, 0xa5, sizeof c); /* parse must not depend on prior contents */
     CHECK_EQ_INT(parse_env(&c, NULL), 0);
-    CHECK_EQ_INT(c.mode, GS_MODE_ON);
+    CHECK_EQ_INT(c.routing.mode, GS_MODE_ON);
     CHECK_EQ_INT(c.log_enabled, 0);
     CHECK_EQ_INT(c.log_to_stderr, 0);
     CHECK_STR_EQ(c.log_path, "");
-    CHECK_EQ_INT(c.policy, GS_POLICY_TABLE);
-    CHECK_EQ_INT(c.kernel_mask, ALL_KERNELS);
+    CHECK_EQ_INT(c.routing.policy, GS_POLICY_TABLE);
+    CHECK_EQ_INT(c.routing.kernel_mask, ALL_KERNELS);
     CHECK_EQ_INT(c.strict, 0);
     CHECK_STR_EQ(c.cublas_path, "");
     CHECK_STR_EQ(c.cublaslt_path, "");
@@ -60,10 +60,10 @@ static void good_values(void)
 {
     gs_config_t c;
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_MODE", "off", NULL), 0);
-    CHECK_EQ_INT(c.mode, GS_MODE_OFF);
+    CHECK_EQ_INT(c.routing.mode, GS_MODE_OFF);
     CHECK_EQ_INT(c.error, 0);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_MODE", "on", NULL), 0);
-    CHECK_EQ_INT(c.mode, GS_MODE_ON);
+    CHECK_EQ_INT(c.routing.mode, GS_MODE_ON);
 
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_LOG", "stderr", NULL), 0);
     CHECK_EQ_INT(c.log_enabled, 1);
@@ -74,9 +74,9 @@ static void good_values(void)
     CHECK_STR_EQ(c.log_path, "/tmp/gs.log");
 
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_POLICY", "eligible", NULL), 0);
-    CHECK_EQ_INT(c.policy, GS_POLICY_ELIGIBLE);
+    CHECK_EQ_INT(c.routing.policy, GS_POLICY_ELIGIBLE);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_POLICY", "table", NULL), 0);
-    CHECK_EQ_INT(c.policy, GS_POLICY_TABLE);
+    CHECK_EQ_INT(c.routing.policy, GS_POLICY_TABLE);
 
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_STRICT", "1", NULL), 0);
     CHECK_EQ_INT(c.strict, 1);
@@ -94,43 +94,43 @@ static void good_values(void)
                            "GEMMSHIM_CUBLASLT", "/opt/y/libcublasLt.so.13", NULL), 0);
     CHECK_STR_EQ(c.cublas_path, "/opt/x/libcublas.so.13");
     CHECK_STR_EQ(c.cublaslt_path, "/opt/y/libcublasLt.so.13");
-    CHECK_EQ_INT(c.mode, GS_MODE_ON);
+    CHECK_EQ_INT(c.routing.mode, GS_MODE_ON);
 }
 
 static void kernels(void)
 {
     gs_config_t c;
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "all", NULL), 0);
-    CHECK_EQ_INT(c.kernel_mask, ALL_KERNELS);
+    CHECK_EQ_INT(c.routing.kernel_mask, ALL_KERNELS);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "none", NULL), 0);
-    CHECK_EQ_INT(c.kernel_mask, 0);
-    CHECK_EQ_INT(c.mode, GS_MODE_ON);
+    CHECK_EQ_INT(c.routing.kernel_mask, 0);
+    CHECK_EQ_INT(c.routing.mode, GS_MODE_ON);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "sgemm_simt", NULL), 0);
-    CHECK_EQ_INT(c.kernel_mask, 1u << GS_FAMILY_SGEMM_SIMT);
+    CHECK_EQ_INT(c.routing.kernel_mask, 1u << GS_FAMILY_SGEMM_SIMT);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "pingpong", NULL), 0);
-    CHECK_EQ_INT(c.kernel_mask, 1u << GS_FAMILY_PINGPONG);
+    CHECK_EQ_INT(c.routing.kernel_mask, 1u << GS_FAMILY_PINGPONG);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "sgemm_simt,pingpong", NULL), 0);
-    CHECK_EQ_INT(c.kernel_mask, ALL_KERNELS);
+    CHECK_EQ_INT(c.routing.kernel_mask, ALL_KERNELS);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "pingpong,sgemm_simt", NULL), 0);
-    CHECK_EQ_INT(c.kernel_mask, ALL_KERNELS);
+    CHECK_EQ_INT(c.routing.kernel_mask, ALL_KERNELS);
 
     /* single pingpong configurations, by the names the kernels run under */
     const unsigned all_cfgs = (1u << GS_PINGPONG_CONFIG_COUNT) - 1;
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "pingpong", NULL), 0);
-    CHECK_EQ_INT(c.pingpong_configs, all_cfgs);
+    CHECK_EQ_INT(c.routing.pingpong_configs, all_cfgs);
     for (int cfg = 0; cfg < GS_PINGPONG_CONFIG_COUNT; ++cfg) {
         const char *name = gs_pingpong_name((gs_pingpong_config_t)cfg);
         CHECK(strncmp(name, "pingpong_", 9) == 0);
         CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", name, NULL), 0);
-        CHECK_EQ_INT(c.kernel_mask, 1u << GS_FAMILY_PINGPONG);
-        CHECK_EQ_INT(c.pingpong_configs, 1u << cfg);
+        CHECK_EQ_INT(c.routing.kernel_mask, 1u << GS_FAMILY_PINGPONG);
+        CHECK_EQ_INT(c.routing.pingpong_configs, 1u << cfg);
     }
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS",
                            "sgemm_simt,pingpong_128x128x64", NULL), 0);
-    CHECK_EQ_INT(c.kernel_mask, ALL_KERNELS);
-    CHECK_EQ_INT(c.pingpong_configs, 1u << GS_PINGPONG_128x128x64);
+    CHECK_EQ_INT(c.routing.kernel_mask, ALL_KERNELS);
+    CHECK_EQ_INT(c.routing.pingpong_configs, 1u << GS_PINGPONG_128x128x64);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "pingpong_128x128x64,pingpong", NULL), 0);
-    CHECK_EQ_INT(c.pingpong_configs, all_cfgs);
+    CHECK_EQ_INT(c.routing.pingpong_configs, all_cfgs);
 
     const char *bad[] = {"bogus", "sgemm_simt,bogus", "pingpong,,sgemm_simt", "SGEMM_SIMT",
                          "sgemm", "sgemm_simt_x", "all,pingpong", ",pingpong",
@@ -139,7 +139,7 @@ static void kernels(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", bad[i], NULL), -1);
         CHECK_EQ_INT(c.error, 1);
-        CHECK_EQ_INT(c.mode, GS_MODE_OFF);
+        CHECK_EQ_INT(c.routing.mode, GS_MODE_OFF);
         CHECK_CONTAINS(c.error_msg, "GEMMSHIM_KERNELS");
     }
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "sgemm_simt,bogus", NULL), -1);
@@ -156,7 +156,7 @@ static void test_device(void)
     CHECK_EQ_INT(c.test_dev.cc_minor, 0);
     CHECK_EQ_INT(c.test_dev.sm_count, 132);
     CHECK(c.test_dev.smem_optin > 0);
-    CHECK_EQ_INT(c.mode, GS_MODE_ON);
+    CHECK_EQ_INT(c.routing.mode, GS_MODE_ON);
 
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TEST_DEVICE", "sm_86:84", NULL), 0);
     CHECK_EQ_INT(c.test_dev.cc_major, 8);
@@ -174,7 +174,7 @@ static void test_device(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TEST_DEVICE", bad[i], NULL), -1);
         CHECK_EQ_INT(c.error, 1);
-        CHECK_EQ_INT(c.mode, GS_MODE_OFF);
+        CHECK_EQ_INT(c.routing.mode, GS_MODE_OFF);
         CHECK_EQ_INT(c.test_device, 0);
         CHECK_CONTAINS(c.error_msg, "GEMMSHIM_TEST_DEVICE");
     }
@@ -202,7 +202,7 @@ static void bad_values(void)
         if (!CHECK(r == -1))
             fprintf(stderr, "    %s='%s' was accepted\n", bad[i].var, bad[i].value);
         CHECK_EQ_INT(c.error, 1);
-        CHECK_EQ_INT(c.mode, GS_MODE_OFF);
+        CHECK_EQ_INT(c.routing.mode, GS_MODE_OFF);
         CHECK_CONTAINS(c.error_msg, bad[i].var);
         CHECK(strchr(c.error_msg, '\n') == NULL);
     }
@@ -217,7 +217,7 @@ static void bad_values(void)
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_LOG", "stderr", "GEMMSHIM_POLICY", "x", NULL), -1);
     CHECK_EQ_INT(c.log_enabled, 1);
     CHECK_EQ_INT(c.log_to_stderr, 1);
-    CHECK_EQ_INT(c.mode, GS_MODE_OFF);
+    CHECK_EQ_INT(c.routing.mode, GS_MODE_OFF);
 
     /* A huge bad value: the message stays bounded and one line. */
     static char huge[8192];
@@ -247,7 +247,7 @@ static void paths(void)
         CHECK_EQ_INT(strlen(path), GS_PATH_MAX);
         CHECK_EQ_INT(parse_env(&c, vars[v], path, NULL), -1);
         CHECK_EQ_INT(c.error, 1);
-        CHECK_EQ_INT(c.mode, GS_MODE_OFF);
+        CHECK_EQ_INT(c.routing.mode, GS_MODE_OFF);
         CHECK_CONTAINS(c.error_msg, vars[v]);
         CHECK_CONTAINS(c.error_msg, "too long");
 

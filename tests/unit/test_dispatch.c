@@ -65,7 +65,7 @@ static gs_problem_t bf16_problem(void)
 /* Every decision carries a one-line reason. */
 static gs_decision_t decide(const gs_problem_t *p, const gs_device_t *d, const gs_config_t *c)
 {
-    gs_decision_t dec = gs_dispatch(p, d, c);
+    gs_decision_t dec = gs_dispatch(p, d, &c->routing);
     CHECK(dec.reason[0] != '\0');
     CHECK(memchr(dec.reason, '\0', sizeof dec.reason) != NULL);
     CHECK(strchr(dec.reason, '\n') == NULL);
@@ -76,7 +76,7 @@ static void forward_cases(void)
 {
     gs_device_t h100 = device(9, 0, 132);
     gs_config_t c = defaults();
-    c.policy = GS_POLICY_ELIGIBLE; /* would route if allowed: forwards are real */
+    c.routing.policy = GS_POLICY_ELIGIBLE; /* would route if allowed: forwards are real */
 
     /* Positive control: this exact problem routes under these settings. */
     gs_problem_t p = fp32_problem();
@@ -85,7 +85,7 @@ static void forward_cases(void)
     CHECK_CONTAINS(d.reason, "eligible");
 
     gs_config_t off = c;
-    off.mode = GS_MODE_OFF;
+    off.routing.mode = GS_MODE_OFF;
     d = decide(&p, &h100, &off);
     CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
     CHECK_CONTAINS(d.reason, "GEMMSHIM_MODE=off");
@@ -167,28 +167,28 @@ static void policies_and_kernel_mask(void)
     /* The table policy routes nothing the table has not measured. */
     CHECK(gs_table_ratio(GS_ROUTE_SGEMM_SIMT, 0, &p, &dev) == 0.0);
     gs_config_t c = defaults();
-    CHECK_EQ_INT(c.policy, GS_POLICY_TABLE);
+    CHECK_EQ_INT(c.routing.policy, GS_POLICY_TABLE);
     gs_decision_t d = decide(&p, &dev, &c);
     CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
     CHECK_CONTAINS(d.reason, "sgemm_simt");
     CHECK_CONTAINS(d.reason, "not measured");
 
-    c.policy = GS_POLICY_ELIGIBLE;
+    c.routing.policy = GS_POLICY_ELIGIBLE;
     d = decide(&p, &dev, &c);
     CHECK_EQ_INT(d.route, GS_ROUTE_SGEMM_SIMT);
     CHECK(d.table_ratio == 0.0);
 
-    c.kernel_mask = 0; /* GEMMSHIM_KERNELS=none */
+    c.routing.kernel_mask = 0; /* GEMMSHIM_KERNELS=none */
     d = decide(&p, &dev, &c);
     CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
     CHECK_CONTAINS(d.reason, "GEMMSHIM_KERNELS");
 
-    c.kernel_mask = 1u << GS_FAMILY_PINGPONG; /* the fp32 kernel disabled */
+    c.routing.kernel_mask = 1u << GS_FAMILY_PINGPONG; /* the fp32 kernel disabled */
     d = decide(&p, &dev, &c);
     CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
     CHECK_CONTAINS(d.reason, "GEMMSHIM_KERNELS");
 
-    c.kernel_mask = 1u << GS_FAMILY_SGEMM_SIMT;
+    c.routing.kernel_mask = 1u << GS_FAMILY_SGEMM_SIMT;
     d = decide(&p, &dev, &c);
     CHECK_EQ_INT(d.route, GS_ROUTE_SGEMM_SIMT);
 
@@ -203,7 +203,7 @@ static void policies_and_kernel_mask(void)
 static void bf16(void)
 {
     gs_config_t c = defaults();
-    c.policy = GS_POLICY_ELIGIBLE;
+    c.routing.policy = GS_POLICY_ELIGIBLE;
     gs_problem_t p = bf16_problem();
 
     /* Control: on sm_90 this problem is pingpong's. */
@@ -220,7 +220,7 @@ static void bf16(void)
     CHECK_CONTAINS(d.reason, "sm_80");
 
     /* sm_90 with pingpong disabled: forwarded, and the reason says why. */
-    c.kernel_mask = 1u << GS_FAMILY_SGEMM_SIMT;
+    c.routing.kernel_mask = 1u << GS_FAMILY_SGEMM_SIMT;
     d = decide(&p, &h100, &c);
     CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
     CHECK_CONTAINS(d.reason, "GEMMSHIM_KERNELS");
