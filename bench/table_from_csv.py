@@ -6,6 +6,8 @@ capability, input type, layout, m*n, k, speedup); dispatch routes a problem
 only when the nearest entry of its class measured >= 0.98x cuBLAS.
 
 usage: table_from_csv.py CC OUT.h FILE.csv [FILE.csv ...]     (CC: 90 for sm_90)
+       table_from_csv.py --text CC OUT.table FILE.csv [...]   (a routing table file
+       for GEMMSHIM_TABLE / gemmshim_load_table, format "gemmshim-table 1")
 """
 import csv
 import sys
@@ -25,7 +27,32 @@ def route_of(kernel):
     return None
 
 
+def text_table(cc, out, paths):
+    """The routing-table file format read by dispatch/gs_table.c."""
+    n = 0
+    with open(out, "w") as f:
+        f.write("gemmshim-table 1\n# route config cc dtype layout m n k speedup (cuBLAS time / ours)\n")
+        for path in paths:
+            with open(path, newline="") as src:
+                for r in csv.DictReader(src):
+                    rc = route_of(r["route"])
+                    if rc is None or r["dtype"] not in DTYPES:
+                        continue
+                    route = "sgemm_simt" if rc[0] == "GS_ROUTE_SGEMM_SIMT" else "pingpong"
+                    config = "-" if route == "sgemm_simt" else r["route"]
+                    f.write(f'{route} {config} {cc} {r["dtype"]} {r["layout"]} {r["m"]} {r["n"]} '
+                            f'{r["k"]} {float(r["speedup"]):.3f}  # {r["gpu"]}\n')
+                    n += 1
+    print(f"table_from_csv: {n} entries")
+    return 0
+
+
 def main(argv):
+    if len(argv) >= 2 and argv[1] == "--text":
+        if len(argv) < 5:
+            print(__doc__, file=sys.stderr)
+            return 2
+        return text_table(int(argv[2]), argv[3], argv[4:])
     if len(argv) < 4:
         print(__doc__, file=sys.stderr)
         return 2

@@ -191,6 +191,9 @@ int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
     p = get("GEMMSHIM_CUBLASLT");
     if (p)
         copy_path(c, "GEMMSHIM_CUBLASLT", p, c->cublaslt_path);
+    p = get("GEMMSHIM_TABLE");
+    if (p)
+        copy_path(c, "GEMMSHIM_TABLE", p, c->table_path);
     parse_test_device(c, get("GEMMSHIM_TEST_DEVICE"));
     if (c->error) {
         c->routing.mode = GS_MODE_OFF;

@@ -42,6 +42,7 @@ typedef struct gs_config {
     int strict;                    /* unresolved real symbol -> abort */
     char cublas_path[GS_PATH_MAX]; /* GEMMSHIM_CUBLAS, "" if unset */
     char cublaslt_path[GS_PATH_MAX];
+    char table_path[GS_PATH_MAX];  /* GEMMSHIM_TABLE, "" if unset */
     int test_device;               /* GEMMSHIM_TEST_DEVICE given */
     gs_device_t test_dev;
     int error;                     /* a value was rejected */

@@ -37,6 +37,11 @@ const char *gs_route_name(gs_route_t r);
  * class on device d, or 0 when the table has no entry for that class. */
 double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const gs_device_t *d);
 
+/* Replace the table with a routing table file (format in dispatch/gs_table.c
+ * and bench/NOTES.md). 0, or -1 with a one-line reason in msg (the table in
+ * force stays). Thread-safe. */
+int gs_table_load(const char *path, char *msg, size_t msg_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,11 +7,16 @@
  * are within a factor of the measured shape's (MN_SPAN, K_SPAN); the nearest
  * such entry (in log distance) gives the ratio. No match means "not
  * measured", which the default policy treats as "do not route". */
+#define _POSIX_C_SOURCE 200809L /* pthread_rwlock */
 #include "gs_dispatch.h"
 #include "gs_kernels.h" /* configuration names in the generated entries */
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 typedef struct table_entry {
     gs_route_t route;
@@ -26,9 +31,15 @@ typedef struct table_entry {
 #define MN_SPAN 1.6
 #define K_SPAN 1.3
 
-static const table_entry_t table[] = {
+static const table_entry_t builtin[] = {
 #include "gs_table_data.h"
 };
+
+/* The table in force: the built-in one, or one loaded from a file
+ * (gs_table_load), swapped under the write lock. */
+static const table_entry_t *table = builtin;
+static size_t table_n = sizeof builtin / sizeof builtin[0];
+static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
 
 double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const gs_device_t *d)
 {
@@ -36,7 +47,8 @@ double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const
     char layout[3] = {p->trans_a ? 'T' : 'N', p->trans_b ? 'T' : 'N', 0};
     double mn = (double)p->m * (double)p->n, k = (double)p->k;
     double best = 0.0, best_dist = INFINITY;
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i) {
+    pthread_rwlock_rdlock(&table_lock);
+    for (size_t i = 0; i < table_n; ++i) {
         const table_entry_t *e = &table[i];
         if (e->route != route || e->config != config || e->cc != cc || e->a_type != p->a_type ||
             e->layout[0] != layout[0] || e->layout[1] != layout[1])
@@ -49,5 +61,139 @@ double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const
             best = e->ratio;
         }
     }
+    pthread_rwlock_unlock(&table_lock);
     return best;
+}
+
+/* ---- routing table files ----
+ * Text, versioned. First line "gemmshim-table 1"; then one entry a line:
+ *   ROUTE CONFIG CC DTYPE LAYOUT M N K SPEEDUP
+ * e.g. "pingpong pingpong_coop_256x128x64 90 bf16 TN 8192 8192 8192 1.000"
+ * or   "sgemm_simt - 90 f32 NN 1024 1024 1024 1.027"; '#' starts a comment,
+ * blank lines are skipped. bench/table_from_csv.py --text writes them. */
+
+static int parse_route(const char *route, const char *config, gs_route_t *r, int *cfg)
+{
+    if (!strcmp(route, "sgemm_simt") && !strcmp(config, "-")) {
+        *r = GS_ROUTE_SGEMM_SIMT;
+        *cfg = 0;
+        return 0;
+    }
+    if (!strcmp(route, "pingpong"))
+        for (int c = 0; c < GS_PINGPONG_CONFIG_COUNT; ++c)
+            if (!strcmp(config, gs_pingpong_name((gs_pingpong_config_t)c))) {
+                *r = GS_ROUTE_PINGPONG;
+                *cfg = c;
+                return 0;
+            }
+    return -1;
+}
+
+static int parse_dtype(const char *s, gs_dtype_t *t)
+{
+    *t = !strcmp(s, "f32") ? GS_DT_F32 : !strcmp(s, "bf16") ? GS_DT_BF16
+       : !strcmp(s, "f16") ? GS_DT_F16 : GS_DT_OTHER;
+    return *t == GS_DT_OTHER ? -1 : 0;
+}
+
+static int parse_entry(const char *line, table_entry_t *e, char *why, size_t why_size)
+{
+    char route[32], config[64], dtype[8], layout[8];
+    long long m, n, k;
+    int cc, used = 0;
+    double ratio;
+    if (sscanf(line, "%31s %63s %d %7s %7s %lld %lld %lld %lf %n", route, config, &cc, dtype,
+               layout, &m, &n, &k, &ratio, &used) != 9 || line[used] != '\0') {
+        snprintf(why, why_size, "expected: ROUTE CONFIG CC DTYPE LAYOUT M N K SPEEDUP");
+        return -1;
+    }
+    if (parse_route(route, config, &e->route, &e->config)) {
+        snprintf(why, why_size, "unknown route/configuration '%s %s'", route, config);
+        return -1;
+    }
+    if (parse_dtype(dtype, &e->a_type)) {
+        snprintf(why, why_size, "unknown type '%s' (f32, bf16, f16)", dtype);
+        return -1;
+    }
+    if (strlen(layout) != 2 || !strchr("NT", layout[0]) || !strchr("NT", layout[1])) {
+        snprintf(why, why_size, "layout '%s' is not NN, NT, TN or TT", layout);
+        return -1;
+    }
+    if (cc < 10 || cc > 199 || m < 1 || n < 1 || k < 1 || !(ratio > 0.0) || ratio > 100.0) {
+        snprintf(why, why_size, "value out of range");
+        return -1;
+    }
+    e->cc = cc;
+    memcpy(e->layout, layout, 3);
+    e->mn = (double)m * (double)n;
+    e->k = (double)k;
+    e->ratio = ratio;
+    return 0;
+}
+
+int gs_table_load(const char *path, char *msg, size_t msg_size)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(msg, msg_size, "cannot read routing table '%s'", path);
+        return -1;
+    }
+    char line[512];
+    size_t cap = 64, n = 0;
+    unsigned lineno = 0;
+    table_entry_t *entries = malloc(cap * sizeof *entries);
+    int ok = entries != NULL, header = 0;
+    while (ok && fgets(line, sizeof line, f)) {
+        ++lineno;
+        line[strcspn(line, "#\r\n")] = '\0';
+        char *s = line + strspn(line, " \t");
+        size_t len = strlen(s);
+        while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+            s[--len] = '\0';
+        if (!*s)
+            continue;
+        if (!header) {
+            header = 1;
+            if (strcmp(s, "gemmshim-table 1")) {
+                snprintf(msg, msg_size, "%s:%u: first line must be 'gemmshim-table 1'", path,
+                         lineno);
+                ok = 0;
+            }
+            continue;
+        }
+        if (n == cap) {
+            table_entry_t *grown = realloc(entries, 2 * cap * sizeof *entries);
+            if (!grown) {
+                snprintf(msg, msg_size, "%s: out of memory", path);
+                ok = 0;
+                break;
+            }
+            entries = grown;
+            cap *= 2;
+        }
+        char why[160];
+        if (parse_entry(s, &entries[n], why, sizeof why)) {
+            snprintf(msg, msg_size, "%s:%u: %s", path, lineno, why);
+            ok = 0;
+        } else {
+            ++n;
+        }
+    }
+    fclose(f);
+    if (ok && !header) {
+        snprintf(msg, msg_size, "%s: empty (no 'gemmshim-table 1' line)", path);
+        ok = 0;
+    }
+    if (!ok) {
+        free(entries);
+        return -1;
+    }
+    pthread_rwlock_wrlock(&table_lock);
+    const table_entry_t *old = table;
+    table = entries;
+    table_n = n;
+    pthread_rwlock_unlock(&table_lock);
+    if (old != builtin)
+        free((void *)old); /* no reader holds it: they hold the lock while reading */
+    return 0;
 }

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* strdup */
 /* Logging. One line per distinct call signature keeps the log readable for
  * applications that issue millions of GEMMs; the summary at exit gives calls
  * and GPU-time share per route. */
@@ -15,12 +16,15 @@
 
 typedef struct sig {
     uint64_t key;      /* 0 = empty slot */
+    uint64_t calls;
+    char *line;        /* its log line, kept for the report */
 } sig_t;
 
 static FILE *sink;          /* NULL: no call log */
 static int sink_is_stderr;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static sig_t sigs[SIG_SLOTS];
+static sig_t *sig_order[SIG_SLOTS / 2]; /* insertion order, for the report */
 static unsigned n_sigs;
 static int sigs_full_said;
 static uint64_t route_calls[GS_ROUTE_COUNT];
@@ -140,42 +144,53 @@ static uint64_t signature(const gs_problem_t *p, const gs_decision_t *d)
     return h ? h : 1;
 }
 
-/* Insert; 1 if the signature is new. Caller holds the lock. */
-static int first_time(uint64_t key)
+/* Find or insert a signature; NULL when the table is full. Caller holds the
+ * lock. */
+static sig_t *lookup(uint64_t key, int *is_new)
 {
-    if (n_sigs >= SIG_SLOTS / 2) {
-        if (!sigs_full_said) {
-            sigs_full_said = 1;
-            fprintf(sink, "gemmshim: more than %d distinct signatures; not listing more\n",
-                    SIG_SLOTS / 2);
-        }
-        return 0;
-    }
+    *is_new = 0;
     for (unsigned i = (unsigned)key & (SIG_SLOTS - 1);; i = (i + 1) & (SIG_SLOTS - 1)) {
         if (sigs[i].key == key)
-            return 0;
+            return &sigs[i];
         if (!sigs[i].key) {
+            if (n_sigs >= SIG_SLOTS / 2) {
+                if (!sigs_full_said && sink) {
+                    sigs_full_said = 1;
+                    fprintf(sink, "gemmshim: more than %d distinct signatures; not listing "
+                                  "more\n", SIG_SLOTS / 2);
+                }
+                return NULL;
+            }
             sigs[i].key = key;
-            ++n_sigs;
-            return 1;
+            sig_order[n_sigs++] = &sigs[i];
+            *is_new = 1;
+            return &sigs[i];
         }
     }
 }
 
 void gs_log_call(const gs_problem_t *p, const gs_decision_t *dec, const char *kernel)
 {
+    int is_new;
     pthread_mutex_lock(&lock);
     route_calls[dec->route]++;
-    if (sink && first_time(signature(p, dec))) {
-        fprintf(sink,
-                "gemmshim: %s %c%c %s,%s->%s compute=%s m=%lld n=%lld k=%lld batch=%lld "
-                "-> %s (%s)\n",
-                gs_entry_name(p->entry, p->is_64), p->trans_a ? 'T' : 'N',
-                p->trans_b ? 'T' : 'N', dtype_name(p->a_type), dtype_name(p->b_type),
-                dtype_name(p->c_type), compute_name(p->compute), (long long)p->m,
-                (long long)p->n, (long long)p->k, (long long)p->batch,
-                kernel ? kernel : gs_route_name(dec->route), dec->reason);
-        fflush(sink);
+    sig_t *sg = lookup(signature(p, dec), &is_new);
+    if (sg)
+        sg->calls++;
+    if (is_new) {
+        char line[512];
+        snprintf(line, sizeof line,
+                 "%s %c%c %s,%s->%s compute=%s m=%lld n=%lld k=%lld batch=%lld -> %s (%s)",
+                 gs_entry_name(p->entry, p->is_64), p->trans_a ? 'T' : 'N',
+                 p->trans_b ? 'T' : 'N', dtype_name(p->a_type), dtype_name(p->b_type),
+                 dtype_name(p->c_type), compute_name(p->compute), (long long)p->m,
+                 (long long)p->n, (long long)p->k, (long long)p->batch,
+                 kernel ? kernel : gs_route_name(dec->route), dec->reason);
+        sg->line = strdup(line);
+        if (sink) {
+            fprintf(sink, "gemmshim: %s\n", line);
+            fflush(sink);
+        }
     }
     pthread_mutex_unlock(&lock);
 }
@@ -215,31 +230,77 @@ void gs_log_add_time(gs_route_t route, double ms)
     pthread_mutex_unlock(&lock);
 }
 
-void gs_log_summary(void)
+/* The per-route table. Caller holds the lock. */
+static void write_summary(FILE *f)
 {
-    if (!sink)
-        return;
-    gs_timing_flush();
-    pthread_mutex_lock(&lock);
     uint64_t calls = 0;
     double ms = 0.0;
     for (int r = 0; r < GS_ROUTE_COUNT; ++r) {
         calls += route_calls[r];
         ms += route_ms[r];
     }
-    fprintf(sink, "gemmshim: summary: %llu calls, %u signatures, %llu fallbacks\n",
+    fprintf(f, "gemmshim: summary: %llu calls, %u signatures, %llu fallbacks\n",
             (unsigned long long)calls, n_sigs, (unsigned long long)fallbacks);
-    fprintf(sink, "gemmshim:   %-14s %10s %7s %10s %10s %7s\n", "route", "calls", "calls%",
+    fprintf(f, "gemmshim:   %-14s %10s %7s %10s %10s %7s\n", "route", "calls", "calls%",
             "timed", "gpu_ms", "time%");
     for (int r = 0; r < GS_ROUTE_COUNT; ++r) {
         if (!route_calls[r])
             continue;
-        fprintf(sink, "gemmshim:   %-14s %10llu %6.1f%% %10llu %10.3f %6.1f%%\n",
+        fprintf(f, "gemmshim:   %-14s %10llu %6.1f%% %10llu %10.3f %6.1f%%\n",
                 gs_route_name((gs_route_t)r), (unsigned long long)route_calls[r],
                 100.0 * route_calls[r] / (calls ? calls : 1),
                 (unsigned long long)route_timed[r], route_ms[r],
                 ms > 0 ? 100.0 * route_ms[r] / ms : 0.0);
     }
-    fflush(sink);
+    fflush(f);
+}
+
+void gs_log_summary(void)
+{
+    if (!sink)
+        return;
+    gs_timing_flush();
+    pthread_mutex_lock(&lock);
+    write_summary(sink);
+    pthread_mutex_unlock(&lock);
+}
+
+int gs_log_write_report(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    gs_timing_flush();
+    pthread_mutex_lock(&lock);
+    fprintf(f, "gemmshim: report: calls per distinct signature\n");
+    for (unsigned i = 0; i < n_sigs; ++i)
+        if (sig_order[i]->calls)
+            fprintf(f, "gemmshim: %10llu x %s\n", (unsigned long long)sig_order[i]->calls,
+                    sig_order[i]->line ? sig_order[i]->line : "?");
+    write_summary(f);
+    pthread_mutex_unlock(&lock);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+void gs_log_get_stats(uint64_t calls[GS_ROUTE_COUNT], uint64_t *fallback_count)
+{
+    pthread_mutex_lock(&lock);
+    for (int r = 0; r < GS_ROUTE_COUNT; ++r)
+        calls[r] = route_calls[r];
+    *fallback_count = fallbacks;
+    pthread_mutex_unlock(&lock);
+}
+
+void gs_log_reset_stats(void)
+{
+    gs_timing_flush();
+    pthread_mutex_lock(&lock);
+    for (int r = 0; r < GS_ROUTE_COUNT; ++r) {
+        route_calls[r] = route_timed[r] = 0;
+        route_ms[r] = 0.0;
+    }
+    fallbacks = 0;
+    for (unsigned i = 0; i < n_sigs; ++i)
+        sig_order[i]->calls = 0; /* signatures stay known: not logged again */
     pthread_mutex_unlock(&lock);
 }

@@ -2,6 +2,8 @@
 #ifndef GS_LOG_H
 #define GS_LOG_H
 
+#include <stdint.h>
+
 #include "gs_config.h"
 #include "gs_dispatch.h"
 #include "gs_problem.h"
@@ -30,6 +32,14 @@ void gs_log_add_time(gs_route_t route, double ms);
 
 /* The summary table (calls and time share per route); run at exit. */
 void gs_log_summary(void);
+
+/* The report (signature lines with call counts, then the summary) to a
+ * file; 0 or -1 (cannot write). */
+int gs_log_write_report(const char *path);
+
+/* Calls per route and fallbacks since the start or the last reset. */
+void gs_log_get_stats(uint64_t calls[GS_ROUTE_COUNT], uint64_t *fallbacks);
+void gs_log_reset_stats(void);
 
 /* "cublasGemmEx_64" etc. */
 const char *gs_entry_name(gs_entry_t e, int is_64);

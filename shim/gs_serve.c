@@ -10,6 +10,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* What served this thread's last call (gemmshim_last_route). */
+static __thread const char *last_route = "";
+
+const char *gs_last_route(void)
+{
+    return last_route;
+}
+
 static gs_op_t op_of(int cublas_op)
 {
     return cublas_op == CUBLAS_OP_N ? GS_OP_N : GS_OP_T; /* C == T for real types */
@@ -57,6 +65,7 @@ static int timing_wanted(const gs_config_t *cfg)
 static gs_served_t forward(const gs_problem_t *p, const gs_decision_t *dec, void *stream)
 {
     gs_log_call(p, dec, NULL);
+    last_route = "forward";
     gs_served_t s = {0, CUBLAS_STATUS_SUCCESS, -1, stream};
     if (timing_wanted(gs_cfg()))
         s.timing_slot = gs_timing_begin(stream);
@@ -70,16 +79,20 @@ static gs_served_t forward_because(const gs_problem_t *p, const char *why, void 
     return forward(p, &dec, stream);
 }
 
+/* Launch the chosen kernel; 0 or a cudaError_t. With launch == 0 (a device
+ * simulated by GEMMSHIM_TEST_DEVICE) only the kernel's name is set and -1
+ * returned: nothing is ever launched on a pretended device, also where a
+ * real GPU with other properties exists. */
 static int run_route(const gs_problem_t *p, const gs_device_t *d, const gs_decision_t *dec,
-                     const char **kernel)
+                     int launch, const char **kernel)
 {
     switch (dec->route) {
     case GS_ROUTE_SGEMM_SIMT:
         *kernel = gs_sgemm_simt_name(p);
-        return gs_sgemm_simt_run(p, d);
+        return launch ? gs_sgemm_simt_run(p, d) : -1;
     case GS_ROUTE_PINGPONG:
         *kernel = gs_pingpong_name((gs_pingpong_config_t)dec->config);
-        return gs_pingpong_run(p, d, (gs_pingpong_config_t)dec->config);
+        return launch ? gs_pingpong_run(p, d, (gs_pingpong_config_t)dec->config) : -1;
     default:
         *kernel = gs_route_name(dec->route);
         return cudaErrorInvalidValue;
@@ -104,6 +117,7 @@ gs_served_t gs_serve(const gs_call_t *c)
         if (c->handle && (!c->alpha || !c->beta)) {
             gs_decision_t dec = {GS_ROUTE_QUICK, 0, 0.0, "NULL alpha or beta: INVALID_VALUE"};
             gs_log_call(&p, &dec, NULL);
+            last_route = "quick_return";
             gs_served_t s = {1, CUBLAS_STATUS_INVALID_VALUE, -1, hs.stream};
             return s;
         }
@@ -114,6 +128,7 @@ gs_served_t gs_serve(const gs_call_t *c)
     if (p.m == 0 || p.n == 0 || p.batch == 0) {
         gs_decision_t dec = {GS_ROUTE_QUICK, 0, 0.0, "empty result: nothing to do"};
         gs_log_call(&p, &dec, NULL);
+        last_route = "quick_return";
         gs_served_t s = {1, CUBLAS_STATUS_SUCCESS, -1, hs.stream};
         return s;
     }
@@ -129,16 +144,21 @@ gs_served_t gs_serve(const gs_call_t *c)
 
     int slot = timing_wanted(cfg) ? gs_timing_begin(hs.stream) : -1;
     const char *kernel = NULL;
-    int err = run_route(&p, &dev, &dec, &kernel);
+    int err = run_route(&p, &dev, &dec, !cfg->test_device, &kernel);
     if (err) {
         gs_timing_cancel(slot);
-        gs_log_fallback(&p, kernel, cudaGetErrorName((cudaError_t)err));
+        gs_log_fallback(&p, kernel, cfg->test_device
+                                        ? "GEMMSHIM_TEST_DEVICE: simulated device, not launched"
+                                        : cudaGetErrorName((cudaError_t)err));
         char why[112];
         snprintf(why, sizeof why, "fallback: %s failed to launch", kernel);
-        return forward_because(&p, why, hs.stream);
+        gs_served_t s = forward_because(&p, why, hs.stream);
+        last_route = "fallback";
+        return s;
     }
     gs_timing_end(slot, hs.stream, dec.route);
     gs_log_call(&p, &dec, kernel);
+    last_route = kernel;
     gs_served_t s = {1, CUBLAS_STATUS_SUCCESS, -1, hs.stream};
     return s;
 }

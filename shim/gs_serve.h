@@ -18,6 +18,10 @@ typedef struct gs_served {
 gs_served_t gs_serve(const gs_call_t *c);
 void gs_forwarded(const gs_served_t *s);
 
+/* What served the calling thread's last call: a kernel name, "forward",
+ * "fallback", "quick_return", or "" before its first call. */
+const char *gs_last_route(void);
+
 /* cublasLtMatmul: logged and timed, always forwarded (not routed yet). */
 gs_served_t gs_serve_lt(void *stream);
 

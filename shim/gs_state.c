@@ -1,7 +1,9 @@
 #include "gs_state.h"
+#include "gs_dispatch.h"
 #include "gs_log.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static gs_config_t config;
@@ -20,6 +22,14 @@ static const char *env(const char *name)
 static void init(void)
 {
     gs_config_parse(&config, env);
+    char msg[GS_PATH_MAX + 256];
+    if (config.table_path[0] && gs_table_load(config.table_path, msg, sizeof msg)) {
+        /* a routing table that cannot be trusted: pass everything through */
+        if (!config.error)
+            snprintf(config.error_msg, sizeof config.error_msg, "GEMMSHIM_TABLE: %.400s", msg);
+        config.error = 1;
+        config.routing.mode = GS_MODE_OFF;
+    }
     cur_mode = config.routing.mode;
     cur_policy = config.routing.policy;
     cur_kernels = config.routing.kernel_mask;

@@ -7,6 +7,7 @@ command -v cmake >/dev/null || missing+=(cmake)
 command -v bats >/dev/null || missing+=(bats)
 dpkg -s libopenblas-dev >/dev/null 2>&1 || missing+=(libopenblas-dev)
 command -v readelf >/dev/null || missing+=(binutils)
+command -v pkg-config >/dev/null || missing+=(pkg-config)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive

@@ -18,9 +18,21 @@ setup() { common_setup; }
     ! grep -qi cublas <<<"$output"
 }
 
-@test "libgemmshim.so exports exactly the intercepted cuBLAS entry points" {
-    # The specification: change it only together with the entry-point list.
-    expected="cublasGemmBatchedEx
+@test "libgemmshim.so exports exactly the intercepted cuBLAS entry points and the C API" {
+    # The specification: change it only together with the entry-point list
+    # (shim/gs_entry_points.h) or the C API (include/gemmshim.h).
+    expected="gemmshim_get_kernels
+gemmshim_get_mode
+gemmshim_get_stats
+gemmshim_last_route
+gemmshim_load_table
+gemmshim_reset_stats
+gemmshim_set_kernels
+gemmshim_set_mode
+gemmshim_version
+gemmshim_version_string
+gemmshim_write_report
+cublasGemmBatchedEx
 cublasGemmBatchedEx_64
 cublasGemmEx
 cublasGemmEx_64
@@ -40,5 +52,5 @@ cublasSgemm_v2_64"
         false
     fi
     # ... as functions (type T), all of them
-    expect_eq "$(awk '$2 == "T"' <<<"$output" | wc -l)" 11 "exported functions"
+    expect_eq "$(awk '$2 == "T"' <<<"$output" | wc -l)" 22 "exported functions"
 }

@@ -173,6 +173,19 @@ static int mode_probe_none(void)
     return GS_TEST_DONE();
 }
 
+/* api: an application not linked to the shim looks its C API up, as
+ * include/gemmshim.h documents; 0 when found and answering, 3 when absent. */
+static int mode_api(void)
+{
+    int (*version)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "gemmshim_version");
+    if (!version) {
+        printf("gemmshim_version not found\n");
+        return 3;
+    }
+    printf("gemmshim_version found: %d\n", version());
+    return version() > 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -184,6 +197,8 @@ int main(int argc, char **argv)
         return mode_none();
     if (!strcmp(mode, "probe-none"))
         return mode_probe_none();
-    fprintf(stderr, "usage: %s local|noload|none|probe-none\n", argv[0]);
+    if (!strcmp(mode, "api"))
+        return mode_api();
+    fprintf(stderr, "usage: %s local|noload|none|probe-none|api\n", argv[0]);
     return 2;
 }

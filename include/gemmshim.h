@@ -1,0 +1,99 @@
+/* gemmshim: the C control API.
+ *
+ * libgemmshim.so intercepts cuBLAS GEMM calls (LD_PRELOAD, or linked ahead
+ * of libcublas) and runs each on its own kernels or forwards it to the real
+ * cuBLAS. These functions steer it from the application: turn routing off
+ * and on around a region, restrict the kernels, ask which route served the
+ * calling thread's last GEMM, read and reset statistics, write the report,
+ * load a measured routing table.
+ *
+ * - Plain C, no CUDA headers needed. Every function is thread-safe.
+ * - Settings made here override the GEMMSHIM_* environment variables read
+ *   at the first intercepted call; the later of the two wins.
+ * - An application that only sometimes runs under LD_PRELOAD finds the API
+ *   with dlsym(RTLD_DEFAULT, "gemmshim_version") (NULL: no shim loaded).
+ * - Functions returning int return GEMMSHIM_OK (0) or a negative
+ *   gemmshim_status_t.
+ */
+#ifndef GEMMSHIM_H
+#define GEMMSHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GEMMSHIM_VERSION_MAJOR 0
+#define GEMMSHIM_VERSION_MINOR 1
+#define GEMMSHIM_VERSION_PATCH 0
+/* major * 10000 + minor * 100 + patch, as gemmshim_version() returns it */
+#define GEMMSHIM_VERSION \
+    (GEMMSHIM_VERSION_MAJOR * 10000 + GEMMSHIM_VERSION_MINOR * 100 + GEMMSHIM_VERSION_PATCH)
+
+typedef enum gemmshim_status {
+    GEMMSHIM_OK = 0,
+    GEMMSHIM_ERR_INVALID = -1,     /* bad argument (unknown mode or kernel name, NULL) */
+    GEMMSHIM_ERR_UNSUPPORTED = -2, /* valid, but not available in this build */
+    GEMMSHIM_ERR_IO = -3,          /* a file could not be read or written */
+    GEMMSHIM_ERR_FORMAT = -4,      /* a routing table file is malformed */
+    GEMMSHIM_ERR_TRUNCATED = -5    /* the answer did not fit the buffer (it holds a prefix) */
+} gemmshim_status_t;
+
+typedef enum gemmshim_mode {
+    GEMMSHIM_MODE_OFF = 0,   /* everything forwarded to cuBLAS, untouched */
+    GEMMSHIM_MODE_ON = 1,    /* route where the tuning table says ours is not slower */
+    GEMMSHIM_MODE_VERIFY = 2,/* reserved: run both and compare (not in this version) */
+    GEMMSHIM_MODE_AB = 3     /* reserved: alternate and time both (not in this version) */
+} gemmshim_mode_t;
+
+/* The library's version (GEMMSHIM_VERSION of the build) and its string. */
+int gemmshim_version(void);
+const char *gemmshim_version_string(void);
+
+/* Mode for every later call in the process. VERIFY and AB give
+ * GEMMSHIM_ERR_UNSUPPORTED in this version (the mode is left unchanged). */
+int gemmshim_set_mode(gemmshim_mode_t mode);
+gemmshim_mode_t gemmshim_get_mode(void);
+
+/* Kernel allow-list, same syntax as GEMMSHIM_KERNELS: "all", "none", or a
+ * comma list of families (sgemm_simt, pingpong) and single configurations
+ * (pingpong_128x128x64, ...). An unknown name gives GEMMSHIM_ERR_INVALID and
+ * changes nothing. get writes the list in force, e.g. "sgemm_simt,pingpong". */
+int gemmshim_set_kernels(const char *list);
+int gemmshim_get_kernels(char *buf, size_t size);
+
+/* What served the calling thread's last intercepted GEMM: a kernel name
+ * ("sgemm_warptile_256x128x8", "pingpong_coop_256x128x64"), "forward",
+ * "fallback" (our kernel could not launch; cuBLAS ran it) or "quick_return";
+ * "" before the thread's first call. */
+int gemmshim_last_route(char *buf, size_t size);
+
+typedef struct gemmshim_stats {
+    uint64_t calls;      /* intercepted GEMM calls */
+    uint64_t routed;     /* served by a gemmshim kernel */
+    uint64_t forwarded;  /* served by cuBLAS (incl. fallbacks) */
+    uint64_t fallbacks;  /* routed, failed to launch, forwarded */
+    uint64_t quick;      /* nothing to do (m == 0 or n == 0), or rejected by the shim */
+} gemmshim_stats_t;
+
+/* Counters since the start or the last reset. */
+int gemmshim_get_stats(gemmshim_stats_t *out);
+void gemmshim_reset_stats(void);
+
+/* Write the report: one line per distinct call signature (entry point,
+ * types, transposes, sizes, route or reason) with its call count, then the
+ * per-route summary. */
+int gemmshim_write_report(const char *path);
+
+/* Replace the routing table with a measured one (format: docs in
+ * bench/NOTES.md, "Routing table files"; versioned, first line
+ * "gemmshim-table 1"). A malformed file gives GEMMSHIM_ERR_FORMAT with the
+ * line on stderr, and the table in force stays. */
+int gemmshim_load_table(const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GEMMSHIM_H */

@@ -1,0 +1,138 @@
+/* The C control API (include/gemmshim.h): thin, thread-safe wrappers over
+ * the shim's state (routing settings, statistics, report, routing table). */
+#include "gemmshim.h"
+#include "gs_config.h"
+#include "gs_dispatch.h"
+#include "gs_kernels.h"
+#include "gs_log.h"
+#include "gs_serve.h"
+#include "gs_state.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define GS_API __attribute__((visibility("default")))
+
+_Static_assert(GEMMSHIM_MODE_OFF != GEMMSHIM_MODE_ON, "modes are distinct");
+
+/* Copy s into buf; GEMMSHIM_ERR_TRUNCATED when it did not fit. */
+static int give(char *buf, size_t size, const char *s)
+{
+    if (!buf || !size)
+        return GEMMSHIM_ERR_INVALID;
+    int n = snprintf(buf, size, "%s", s);
+    return n < 0 || (size_t)n >= size ? GEMMSHIM_ERR_TRUNCATED : GEMMSHIM_OK;
+}
+
+GS_API int gemmshim_version(void)
+{
+    return GEMMSHIM_VERSION;
+}
+
+GS_API const char *gemmshim_version_string(void)
+{
+    return GS_VERSION;
+}
+
+GS_API int gemmshim_set_mode(gemmshim_mode_t mode)
+{
+    switch (mode) {
+    case GEMMSHIM_MODE_OFF: gs_set_mode(GS_MODE_OFF); return GEMMSHIM_OK;
+    case GEMMSHIM_MODE_ON: gs_set_mode(GS_MODE_ON); return GEMMSHIM_OK;
+    case GEMMSHIM_MODE_VERIFY:
+    case GEMMSHIM_MODE_AB: return GEMMSHIM_ERR_UNSUPPORTED;
+    default: return GEMMSHIM_ERR_INVALID;
+    }
+}
+
+GS_API gemmshim_mode_t gemmshim_get_mode(void)
+{
+    return gs_routing().mode == GS_MODE_OFF ? GEMMSHIM_MODE_OFF : GEMMSHIM_MODE_ON;
+}
+
+GS_API int gemmshim_set_kernels(const char *list)
+{
+    if (!list)
+        return GEMMSHIM_ERR_INVALID;
+    gs_routing_t r = gs_routing();
+    char msg[256];
+    if (gs_parse_kernel_list(&r, list, msg, sizeof msg)) {
+        gs_msg("gemmshim_set_kernels: %s", msg);
+        return GEMMSHIM_ERR_INVALID;
+    }
+    gs_set_kernels(r.kernel_mask, r.pingpong_configs);
+    return GEMMSHIM_OK;
+}
+
+GS_API int gemmshim_get_kernels(char *buf, size_t size)
+{
+    gs_routing_t r = gs_routing();
+    const unsigned all_pp = (1u << GS_PINGPONG_CONFIG_COUNT) - 1;
+    char list[512] = "";
+    size_t len = 0;
+    for (int f = 0; f < GS_FAMILY_COUNT; ++f) {
+        if (!(r.kernel_mask & (1u << f)))
+            continue;
+        if (f == GS_FAMILY_PINGPONG && (r.pingpong_configs & all_pp) != all_pp) {
+            for (int c = 0; c < GS_PINGPONG_CONFIG_COUNT; ++c)
+                if (r.pingpong_configs & (1u << c))
+                    len += snprintf(list + len, sizeof list - len, "%s%s", len ? "," : "",
+                                    gs_pingpong_name((gs_pingpong_config_t)c));
+        } else {
+            len += snprintf(list + len, sizeof list - len, "%s%s", len ? "," : "",
+                            gs_family_name((gs_family_t)f));
+        }
+    }
+    return give(buf, size, len ? list : "none");
+}
+
+GS_API int gemmshim_last_route(char *buf, size_t size)
+{
+    return give(buf, size, gs_last_route());
+}
+
+GS_API int gemmshim_get_stats(gemmshim_stats_t *out)
+{
+    if (!out)
+        return GEMMSHIM_ERR_INVALID;
+    uint64_t calls[GS_ROUTE_COUNT], fallbacks;
+    gs_log_get_stats(calls, &fallbacks);
+    memset(out, 0, sizeof *out);
+    for (int r = 0; r < GS_ROUTE_COUNT; ++r)
+        out->calls += calls[r];
+    out->routed = calls[GS_ROUTE_SGEMM_SIMT] + calls[GS_ROUTE_PINGPONG];
+    out->forwarded = calls[GS_ROUTE_FORWARD];
+    out->quick = calls[GS_ROUTE_QUICK];
+    out->fallbacks = fallbacks;
+    return GEMMSHIM_OK;
+}
+
+GS_API void gemmshim_reset_stats(void)
+{
+    gs_log_reset_stats();
+}
+
+GS_API int gemmshim_write_report(const char *path)
+{
+    if (!path)
+        return GEMMSHIM_ERR_INVALID;
+    gs_cfg();
+    return gs_log_write_report(path) ? GEMMSHIM_ERR_IO : GEMMSHIM_OK;
+}
+
+GS_API int gemmshim_load_table(const char *path)
+{
+    if (!path)
+        return GEMMSHIM_ERR_INVALID;
+    gs_cfg();
+    char msg[GS_PATH_MAX + 256];
+    if (gs_table_load(path, msg, sizeof msg)) {
+        gs_msg("gemmshim_load_table: %s; the table in force stays", msg);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            return GEMMSHIM_ERR_IO;
+        fclose(f);
+        return GEMMSHIM_ERR_FORMAT;
+    }
+    return GEMMSHIM_OK;
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env bats
+# Embedding: link-time drop-in, the C API, the launcher, routing table files,
+# and the installed package (CMake config, pkg-config) used out of tree.
+
+load test_helper
+
+setup() {
+    common_setup
+    API="$EMBED_BIN_DIR/test_api"
+}
+
+@test "link-time drop-in: libgemmshim is linked ahead of libcublas" {
+    run readelf -d "$API"
+    [ "$status" -eq 0 ]
+    needed=$(grep NEEDED <<<"$output" | grep -n -e libgemmshim -e libcublas)
+    echo "$needed"
+    # libgemmshim.so.0 comes first in the search order
+    [[ "$(head -1 <<<"$needed")" == *"libgemmshim.so.0"* ]]
+    [[ "$needed" == *"libcublas.so.13"* ]]
+}
+
+@test "the C API, linked without LD_PRELOAD: every check of test_api passes" {
+    run --separate-stderr env GEMMSHIM_TEST_DEVICE=sm_90:132 "$API"
+    echo "$output"; echo "$stderr"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *" passed, 0 failed"* ]]
+    # the calls reached the fake cuBLAS behind the shim (mode off, forwards, fallbacks)
+    [ "$(record_lines)" -ge 5 ]
+}
+
+@test "linked: GEMMSHIM_LOG works as under LD_PRELOAD" {
+    run --separate-stderr env GEMMSHIM_TEST_DEVICE=sm_90:132 GEMMSHIM_LOG=stderr "$API"
+    [ "$status" -eq 0 ]
+    expect_contains "$stderr" "real libcublas.so: $FAKE_DIR/libcublas.so.13 (global scope)"
+    expect_contains "$stderr" "cublasSgemm_v2 NN f32,f32->f32 compute=32F m=256 n=256 k=256 batch=1 -> forward (sgemm_simt measured"
+}
+
+@test "under LD_PRELOAD an application finds the API with dlsym(RTLD_DEFAULT)" {
+    # test_local_scope is not linked to the shim; 'api' mode probes with dlsym
+    run_shim "$LOCAL" api
+    echo "$output"; echo "$stderr"
+    [ "$status" -eq 0 ]
+    expect_contains "$output" "gemmshim_version found"
+    run env "$LOCAL" api
+    [ "$status" -eq 3 ]   # no shim: NULL, as documented
+}
+
+@test "GEMMSHIM_TABLE: a routing table file steers dispatch; a malformed one means pass-through" {
+    table="$BATS_TEST_TMPDIR/table"
+    printf 'gemmshim-table 1\n# made-up ratio for the test\nsgemm_simt - 90 f32 NN 256 256 256 1.25\n' > "$table"
+    run_shim env GEMMSHIM_TEST_DEVICE=sm_90:132 GEMMSHIM_LOG=stderr GEMMSHIM_TABLE="$table" "$SAMPLE"
+    echo "$stderr"
+    [ "$status" -eq 0 ]
+    expect_contains "$stderr" "m=256 n=256 k=256 batch=1 -> forward (fallback: sgemm_warptile_"
+    printf 'gemmshim-table 1\nsgemm_simt - 90 f32 NN 256 256 -3 1.25\n' > "$table"
+    run_shim env GEMMSHIM_TEST_DEVICE=sm_90:132 GEMMSHIM_LOG=stderr GEMMSHIM_TABLE="$table" "$SAMPLE"
+    echo "$stderr"
+    [ "$status" -eq 0 ]
+    expect_eq "$(count_fixed "$stderr" "GEMMSHIM_TABLE: $table:2: ")" 1
+    expect_contains "$stderr" "-> forward (GEMMSHIM_MODE=off)"
+}
+
+@test "the launcher: gemmshim run preloads the shim; verify/ab are refused" {
+    launcher="$SHIM_BUILD_DIR/gemmshim"
+    run --separate-stderr env GEMMSHIM_TEST_DEVICE=sm_90:132 GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" \
+        "$launcher" run --log stderr \
+        --kernels none -- "$SAMPLE"
+    echo "$stderr"
+    [ "$status" -eq 0 ]
+    expect_contains "$stderr" "forward (eligible kernels disabled by GEMMSHIM_KERNELS)"
+    run env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$launcher" verify -- "$SAMPLE"
+    [ "$status" -eq 2 ]
+    expect_contains "$output" "not available in this version"
+    run "$launcher" bogus
+    [ "$status" -eq 2 ]
+}
+
+@test "installed package: find_package(gemmshim) and pkg-config in an out-of-tree project" {
+    prefix="$BATS_TEST_TMPDIR/prefix"
+    run "$CMAKE_COMMAND" --install "$SHIM_BUILD_DIR" --prefix "$prefix"
+    [ "$status" -eq 0 ]
+    [ -f "$prefix/include/gemmshim.h" ]
+    [ -x "$prefix/bin/gemmshim" ]
+    [ -L "$prefix/lib/libgemmshim.so" ]
+    run readelf -d "$prefix/lib/libgemmshim.so"
+    expect_contains "$output" "Library soname: [libgemmshim.so.0]"
+
+    build="$BATS_TEST_TMPDIR/example"
+    run "$CMAKE_COMMAND" -S "$SHIM_SOURCE_DIR/tests/embed/example" -B "$build" \
+        -DCMAKE_PREFIX_PATH="$prefix" -DCUBLAS_LIB="$FAKE_DIR/libcublas.so.13"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    run "$CMAKE_COMMAND" --build "$build"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    run --separate-stderr env GEMMSHIM_TEST_DEVICE=sm_90:132 GEMMSHIM_POLICY=eligible "$build/example"
+    echo "$output"; echo "$stderr"
+    [ "$status" -eq 0 ]
+    expect_contains "$output" "example: gemmshim 0.1.0, status 0, route fallback"
+    [ "$(record_lines)" -eq 1 ]   # the call went on to the (fake) cuBLAS
+
+    # pkg-config, relocatable: the flags point into this prefix
+    run env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs gemmshim
+    echo "$output"
+    [ "$status" -eq 0 ]
+    expect_contains "$output" "-lgemmshim"
+    cc -o "$BATS_TEST_TMPDIR/pc" "$SHIM_SOURCE_DIR/tests/embed/example/example.c" \
+        $output -I"$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")/../include" \
+        "$FAKE_DIR/libcublas.so.13" -Wl,-rpath,"$prefix/lib" -Wl,-rpath,"$FAKE_DIR"
+    run --separate-stderr "$BATS_TEST_TMPDIR/pc"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    expect_contains "$output" "route forward"   # default policy, no device: forwarded
+}
