@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|sanitize|parity|sample BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|sanitize|parity|graph|sample BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -47,6 +47,8 @@ case $what in
     # compute-sanitizer over short sweeps of small shapes through the shim:
     # memcheck for both kernel families, racecheck and synccheck for the
     # pingpong configurations (shared-memory pipelines, named barriers)
+    GEMMSHIM_SWEEP_CASES=0 run "$bin/test_sgemm_sweep"; rc=$? # 77 here: no GPU, say so
+    [ $rc -eq 0 ] || exit $rc
     command -v compute-sanitizer >/dev/null || { echo "FAIL: no compute-sanitizer"; exit 1; }
     fails=0
     cs() { # tool kernels program
@@ -64,6 +66,14 @@ case $what in
     done
     [ $fails -eq 0 ] || exit 1
     ;;
+  graph)
+    GEMMSHIM_POLICY=eligible run "$bin/test_graph_threads"; rc=$?
+    [ $rc -eq 0 ] || exit $rc
+    for k in sgemm_warptile pingpong; do
+      grep -q -- "-> $k" "$log" || { echo "FAIL: no call served by $k:"; cat "$log"; exit 1; }
+    done
+    ! grep -q 'fallback: ' "$log" || { echo "FAIL: fallbacks:"; grep 'fallback: ' "$log"; exit 1; }
+    ;;
   parity)
     GEMMSHIM_POLICY=eligible run "$bin/test_status_parity"; exit $?
     ;;
@@ -72,5 +82,5 @@ case $what in
     cat "$log"
     exit $rc
     ;;
-  *) echo "usage: $0 sweep|hsweep|sanitize|parity|sample BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
+  *) echo "usage: $0 sweep|hsweep|sanitize|parity|graph|sample BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
 esac
