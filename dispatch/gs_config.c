@@ -47,8 +47,10 @@ static void parse_mode(gs_config_t *c, const char *v)
         c->routing.mode = GS_MODE_ON;
     else if (!strcmp(v, "off"))
         c->routing.mode = GS_MODE_OFF;
+    else if (!strcmp(v, "verify"))
+        c->routing.mode = GS_MODE_VERIFY;
     else
-        reject(c, "GEMMSHIM_MODE='%.64s' is not one of: on, off", v);
+        reject(c, "GEMMSHIM_MODE='%.64s' is not one of: on, off, verify", v);
 }
 
 static void parse_log(gs_config_t *c, const char *v)
@@ -191,6 +193,24 @@ int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
     p = get("GEMMSHIM_CUBLASLT");
     if (p)
         copy_path(c, "GEMMSHIM_CUBLASLT", p, c->cublaslt_path);
+    const char *vf = get("GEMMSHIM_VERIFY_FAIL");
+    if (!vf || !strcmp(vf, "report"))
+        c->verify_fail = GS_VERIFY_REPORT;
+    else if (!strcmp(vf, "abort"))
+        c->verify_fail = GS_VERIFY_ABORT;
+    else if (!strcmp(vf, "exit"))
+        c->verify_fail = GS_VERIFY_EXIT;
+    else
+        reject(c, "GEMMSHIM_VERIFY_FAIL='%.64s' is not one of: report, abort, exit", vf);
+    const char *vt = get("GEMMSHIM_VERIFY_TOL");
+    if (vt) {
+        char *end = NULL;
+        double tol = strtod(vt, &end);
+        if (!*vt || *end || !(tol >= 0.0) || tol > 1.0)
+            reject(c, "GEMMSHIM_VERIFY_TOL='%.64s' is not a number in [0, 1]", vt);
+        else
+            c->verify_tol = tol > 0.0 ? tol : -1.0; /* -1: exact match required */
+    }
     p = get("GEMMSHIM_TABLE");
     if (p)
         copy_path(c, "GEMMSHIM_TABLE", p, c->table_path);

@@ -10,7 +10,12 @@ extern "C" {
 
 #define GS_PATH_MAX 4096
 
-typedef enum gs_mode { GS_MODE_ON = 0, GS_MODE_OFF } gs_mode_t;
+/* on: route by the table; off: forward everything; verify: route, and also
+ * run every routed call on cuBLAS into scratch memory and compare. */
+typedef enum gs_mode { GS_MODE_ON = 0, GS_MODE_OFF, GS_MODE_VERIFY } gs_mode_t;
+
+/* What a verify-mode mismatch does besides being logged. */
+typedef enum gs_verify_fail { GS_VERIFY_REPORT = 0, GS_VERIFY_ABORT, GS_VERIFY_EXIT } gs_verify_fail_t;
 
 /* table: route only where the built-in tuning table measured our kernel at
  *        least as fast as cuBLAS for the problem's class (the default);
@@ -43,6 +48,8 @@ typedef struct gs_config {
     char cublas_path[GS_PATH_MAX]; /* GEMMSHIM_CUBLAS, "" if unset */
     char cublaslt_path[GS_PATH_MAX];
     char table_path[GS_PATH_MAX];  /* GEMMSHIM_TABLE, "" if unset */
+    gs_verify_fail_t verify_fail;  /* GEMMSHIM_VERIFY_FAIL */
+    double verify_tol;             /* GEMMSHIM_VERIFY_TOL, 0: per-type defaults */
     int test_device;               /* GEMMSHIM_TEST_DEVICE given */
     gs_device_t test_dev;
     int error;                     /* a value was rejected */

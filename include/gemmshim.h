@@ -44,7 +44,9 @@ typedef enum gemmshim_status {
 typedef enum gemmshim_mode {
     GEMMSHIM_MODE_OFF = 0,   /* everything forwarded to cuBLAS, untouched */
     GEMMSHIM_MODE_ON = 1,    /* route where the tuning table says ours is not slower */
-    GEMMSHIM_MODE_VERIFY = 2,/* reserved: run both and compare (not in this version) */
+    GEMMSHIM_MODE_VERIFY = 2,/* route as ON, and also run each routed call on cuBLAS into
+                                scratch memory and compare (mismatches logged; see
+                                GEMMSHIM_VERIFY_FAIL) */
     GEMMSHIM_MODE_AB = 3     /* reserved: alternate and time both (not in this version) */
 } gemmshim_mode_t;
 
@@ -52,7 +54,7 @@ typedef enum gemmshim_mode {
 int gemmshim_version(void);
 const char *gemmshim_version_string(void);
 
-/* Mode for every later call in the process. VERIFY and AB give
+/* Mode for every later call in the process. AB gives
  * GEMMSHIM_ERR_UNSUPPORTED in this version (the mode is left unchanged). */
 int gemmshim_set_mode(gemmshim_mode_t mode);
 gemmshim_mode_t gemmshim_get_mode(void);

@@ -39,6 +39,12 @@ int gs_pingpong_run(const gs_problem_t *p, const gs_device_t *d,
                     gs_pingpong_config_t cfg);
 const char *gs_pingpong_name(gs_pingpong_config_t cfg);
 
+/* ---- verify mode's comparison (kernels/verify_compare.cu) ---- */
+/* Enqueue on p->stream: out[0..2] (device memory) = sum (ours-ref)^2,
+ * sum ref^2, and the count of elements finite on one side only, over p's
+ * C windows (c_type, m, n, ldc, batch, stride_c). 0 or a cudaError_t. */
+int gs_compare_launch(const gs_problem_t *p, const void *ours, const void *ref, double *out);
+
 /* ---- device properties (kernels/gs_device.cu) ---- */
 /* Fills d for the calling thread's current device; d->present = 0 (and a
  * cudaError_t returned) when there is none. Cached per device ordinal;

@@ -39,7 +39,7 @@ GS_API int gemmshim_set_mode(gemmshim_mode_t mode)
     switch (mode) {
     case GEMMSHIM_MODE_OFF: gs_set_mode(GS_MODE_OFF); return GEMMSHIM_OK;
     case GEMMSHIM_MODE_ON: gs_set_mode(GS_MODE_ON); return GEMMSHIM_OK;
-    case GEMMSHIM_MODE_VERIFY:
+    case GEMMSHIM_MODE_VERIFY: gs_set_mode(GS_MODE_VERIFY); return GEMMSHIM_OK;
     case GEMMSHIM_MODE_AB: return GEMMSHIM_ERR_UNSUPPORTED;
     default: return GEMMSHIM_ERR_INVALID;
     }
@@ -47,7 +47,11 @@ GS_API int gemmshim_set_mode(gemmshim_mode_t mode)
 
 GS_API gemmshim_mode_t gemmshim_get_mode(void)
 {
-    return gs_routing().mode == GS_MODE_OFF ? GEMMSHIM_MODE_OFF : GEMMSHIM_MODE_ON;
+    switch (gs_routing().mode) {
+    case GS_MODE_OFF: return GEMMSHIM_MODE_OFF;
+    case GS_MODE_VERIFY: return GEMMSHIM_MODE_VERIFY;
+    default: return GEMMSHIM_MODE_ON;
+    }
 }
 
 GS_API int gemmshim_set_kernels(const char *list)

@@ -5,6 +5,7 @@
 #include "gs_log.h"
 #include "gs_state.h"
 #include "gs_timing.h"
+#include "gs_verify.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -144,7 +145,17 @@ gs_served_t gs_serve(const gs_call_t *c)
 
     int slot = timing_wanted(cfg) ? gs_timing_begin(hs.stream) : -1;
     const char *kernel = NULL;
+    gs_verify_t verify;
+    int verifying = 0;
+    if (routing.mode == GS_MODE_VERIFY && !cfg->test_device) {
+        run_route(&p, &dev, &dec, 0, &kernel); /* the name only */
+        verifying = gs_verify_begin(c, &p, kernel, &verify) == 0;
+    }
     int err = run_route(&p, &dev, &dec, !cfg->test_device, &kernel);
+    if (verifying && err)
+        gs_verify_cancel(&verify, &p);
+    else if (verifying)
+        gs_verify_end(&verify, &p);
     if (err) {
         gs_timing_cancel(slot);
         gs_log_fallback(&p, kernel, cfg->test_device

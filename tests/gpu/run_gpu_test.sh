@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|sanitize|parity|graph|sample BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|sanitize|parity|graph|verify|sample BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -74,6 +74,31 @@ case $what in
     done
     ! grep -q 'fallback: ' "$log" || { echo "FAIL: fallbacks:"; grep 'fallback: ' "$log"; exit 1; }
     ;;
+  verify)
+    # verify mode: routed calls re-run on cuBLAS and compared; none may differ
+    # beyond the tolerance, and a too-tight tolerance must be caught
+    out=$(GEMMSHIM_MODE=verify GEMMSHIM_POLICY=eligible GEMMSHIM_VERIFY_FAIL=exit \
+          run "$bin/sample_app" 2>&1); rc=$?
+    [ $rc -ne 77 ] || { echo "$out"; exit 77; } # no GPU: the program said so
+    echo "$out" | grep -E 'verify:|sample_app:'
+    [ $rc -eq 0 ] || { echo "FAIL: sample_app under verify: rc=$rc"; exit 1; }
+    echo "$out" | grep -Eq 'verify: [1-9][0-9]* routed calls compared with cuBLAS, 0 mismatches' ||
+      { echo "FAIL: no verified calls, or mismatches"; exit 1; }
+    for sweep in test_sgemm_sweep test_hgemm_sweep; do
+      out=$(GEMMSHIM_MODE=verify GEMMSHIM_POLICY=eligible GEMMSHIM_VERIFY_FAIL=exit \
+            GEMMSHIM_SWEEP_CASES=40 run "$bin/$sweep" 2>&1); rc=$?
+      echo "$out" | grep -E 'verify:|passed,'
+      [ $rc -eq 0 ] || { echo "FAIL: $sweep under verify: rc=$rc"; exit 1; }
+    done
+    # the fp32 sweep's results differ from cuBLAS's in the last bits (its
+    # sample_app calls happen to be bit-identical): 1e-12 must flag them
+    out=$(GEMMSHIM_MODE=verify GEMMSHIM_POLICY=eligible GEMMSHIM_VERIFY_FAIL=exit \
+          GEMMSHIM_VERIFY_TOL=1e-12 GEMMSHIM_SWEEP_CASES=40 run "$bin/test_sgemm_sweep" 2>&1); rc=$?
+    echo "$out" | grep -E 'verify:' | head -3
+    [ $rc -eq 3 ] && echo "$out" | grep -q 'verify: MISMATCH' ||
+      { echo "FAIL: a 1e-12 tolerance was not reported as mismatches (rc=$rc)"; exit 1; }
+    echo "verify: ok"
+    ;;
   parity)
     GEMMSHIM_POLICY=eligible run "$bin/test_status_parity"; exit $?
     ;;
@@ -82,5 +107,5 @@ case $what in
     cat "$log"
     exit $rc
     ;;
-  *) echo "usage: $0 sweep|hsweep|sanitize|parity|graph|sample BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
+  *) echo "usage: $0 sweep|hsweep|sanitize|parity|graph|verify|sample BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
 esac

@@ -83,6 +83,28 @@ static void good_values(void)
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_STRICT", "0", NULL), 0);
     CHECK_EQ_INT(c.strict, 0);
 
+    /* verify mode and its switches */
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_MODE", "verify", NULL), 0);
+    CHECK_EQ_INT(c.routing.mode, GS_MODE_VERIFY);
+    CHECK_EQ_INT(parse_env(&c, NULL), 0);
+    CHECK_EQ_INT(c.verify_fail, GS_VERIFY_REPORT);
+    CHECK(c.verify_tol == 0.0);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_VERIFY_FAIL", "abort", NULL), 0);
+    CHECK_EQ_INT(c.verify_fail, GS_VERIFY_ABORT);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_VERIFY_FAIL", "exit", NULL), 0);
+    CHECK_EQ_INT(c.verify_fail, GS_VERIFY_EXIT);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_VERIFY_FAIL", "crash", NULL), -1);
+    CHECK_CONTAINS(c.error_msg, "GEMMSHIM_VERIFY_FAIL");
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_VERIFY_TOL", "1e-3", NULL), 0);
+    CHECK(c.verify_tol == 1e-3);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_VERIFY_TOL", "0", NULL), 0);
+    CHECK(c.verify_tol < 0.0); /* exact */
+    const char *bad_tol[] = {"", "x", "1e-3x", "-1", "2", "nan"};
+    for (size_t i = 0; i < sizeof bad_tol / sizeof bad_tol[0]; ++i) {
+        CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_VERIFY_TOL", bad_tol[i], NULL), -1);
+        CHECK_CONTAINS(c.error_msg, "GEMMSHIM_VERIFY_TOL");
+    }
+
     CHECK_EQ_INT(parse_env(&c, NULL), 0);
     CHECK_EQ_INT(c.log_timing, 1);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_LOG_TIMING", "0", NULL), 0);
