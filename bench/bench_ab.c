@@ -9,7 +9,7 @@
  * Each shape's result is also compared with cuBLAS's (relative Frobenius
  * difference) and the route that served it is read from the shim's log.
  *
- * usage: bench_ab [--suite sgemm|pingpong|prefill|all] [--csv FILE] [--rounds N] */
+ * usage: bench_ab [--suite sgemm|pingpong|prefill|decode|all] [--csv FILE] [--rounds N] */
 #include "../tests/gpu/gpu_util.h"
 
 
@@ -49,6 +49,14 @@ static void build(const char *suite)
         for (int s = 4096; s <= 8192; s *= 2)
             for (int l = 0; l < 4; ++l)
                 add("pingpong-sq", CUDA_R_16BF, CUDA_R_16BF, layouts[l], s, s, s);
+    }
+    if (all || !strcmp(suite, "decode")) {
+        /* nn.Linear in LLM decode: TN, m = out features, n = tokens */
+        static const int dm[4] = {4096, 6144, 28672, 4096}, dk[4] = {4096, 4096, 4096, 14336},
+                         dn[5] = {1, 8, 16, 32, 64};
+        for (int a = 0; a < 4; ++a)
+            for (int b = 0; b < 5; ++b)
+                add("decode", CUDA_R_16BF, CUDA_R_16BF, "TN", dm[a], dn[b], dk[a]);
     }
     if (all || !strcmp(suite, "prefill")) {
         static const int ms[3] = {4096, 6144, 28672}, ns[2] = {2048, 8192}, ks[2] = {4096, 14336};
@@ -174,7 +182,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
             rounds = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [--suite sgemm|pingpong|prefill|all] [--csv FILE] "
+            fprintf(stderr, "usage: %s [--suite sgemm|pingpong|prefill|decode|all] [--csv FILE] "
                             "[--rounds N]\n", argv[0]);
             return 2;
         }

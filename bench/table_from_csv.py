@@ -19,6 +19,8 @@ def route_of(kernel):
     """(route, config enum) of a kernel name as the shim logs it, or None."""
     if kernel.startswith("sgemm_warptile"):
         return ("GS_ROUTE_SGEMM_SIMT", "0")  # one route; run() picks the tile
+    if kernel.startswith("skinny_"):
+        return ("GS_ROUTE_SKINNY", "0")  # one route; run() picks the n bucket
     if kernel.startswith("pingpong_"):
         # pingpong_coop_256x128x64 -> GS_PINGPONG_COOP_256x128x64
         parts = kernel[len("pingpong_"):].split("_")
@@ -38,8 +40,9 @@ def text_table(cc, out, paths):
                     rc = route_of(r["route"])
                     if rc is None or r["dtype"] not in DTYPES:
                         continue
-                    route = "sgemm_simt" if rc[0] == "GS_ROUTE_SGEMM_SIMT" else "pingpong"
-                    config = "-" if route == "sgemm_simt" else r["route"]
+                    route = {"GS_ROUTE_SGEMM_SIMT": "sgemm_simt", "GS_ROUTE_SKINNY": "skinny",
+                             "GS_ROUTE_PINGPONG": "pingpong"}[rc[0]]
+                    config = r["route"] if route == "pingpong" else "-"
                     f.write(f'{route} {config} {cc} {r["dtype"]} {r["layout"]} {r["m"]} {r["n"]} '
                             f'{r["k"]} {float(r["speedup"]):.3f}  # {r["gpu"]}\n')
                     n += 1

@@ -12,6 +12,7 @@
 static const char *const family_names[GS_FAMILY_COUNT] = {
     [GS_FAMILY_SGEMM_SIMT] = "sgemm_simt",
     [GS_FAMILY_PINGPONG] = "pingpong",
+    [GS_FAMILY_SKINNY] = "skinny",
 };
 
 const char *gs_family_name(gs_family_t f)
@@ -122,7 +123,7 @@ int gs_parse_kernel_list(gs_routing_t *out, const char *v, char *msg, size_t msg
         if (!match_item(&r, s, len, &named_cfgs, &all_cfgs)) {
             snprintf(msg, msg_size,
                      "GEMMSHIM_KERNELS: unknown kernel '%.*s' (known: sgemm_simt, pingpong, "
-                     "pingpong_<tile>, all, none)", (int)(len > 64 ? 64 : len), s);
+                     "pingpong_<tile>, skinny, all, none)", (int)(len > 64 ? 64 : len), s);
             return -1;
         }
         s += len;

@@ -26,6 +26,7 @@ typedef enum gs_policy { GS_POLICY_TABLE = 0, GS_POLICY_ELIGIBLE } gs_policy_t;
 typedef enum gs_family {
     GS_FAMILY_SGEMM_SIMT = 0,
     GS_FAMILY_PINGPONG,
+    GS_FAMILY_SKINNY,
     GS_FAMILY_COUNT
 } gs_family_t;
 

@@ -16,6 +16,7 @@ const char *gs_route_name(gs_route_t r)
     case GS_ROUTE_QUICK: return "quick_return";
     case GS_ROUTE_SGEMM_SIMT: return "sgemm_simt";
     case GS_ROUTE_PINGPONG: return "pingpong";
+    case GS_ROUTE_SKINNY: return "skinny";
     default: return "?";
     }
 }
@@ -27,10 +28,13 @@ typedef struct candidate {
 } candidate_t;
 
 /* Every kernel configuration, in order of preference when nothing measured
- * tells them apart: the Hopper tensor-core kernels before the SIMT one. */
+ * tells them apart: the decode kernel (it only takes few columns), the Hopper
+ * tensor-core kernels, then the SIMT one. */
 static size_t list_candidates(candidate_t *out, size_t cap)
 {
     size_t n = 0;
+    if (n < cap)
+        out[n++] = (candidate_t){GS_ROUTE_SKINNY, GS_FAMILY_SKINNY, 0};
     for (int cfg = 0; cfg < GS_PINGPONG_CONFIG_COUNT && n < cap; ++cfg)
         out[n++] = (candidate_t){GS_ROUTE_PINGPONG, GS_FAMILY_PINGPONG, cfg};
     if (n < cap)
@@ -42,6 +46,7 @@ static int can_implement(const candidate_t *k, const gs_problem_t *p, const gs_d
 {
     switch (k->route) {
     case GS_ROUTE_SGEMM_SIMT: return gs_sgemm_simt_can_implement(p, d);
+    case GS_ROUTE_SKINNY: return gs_skinny_can_implement(p, d);
     case GS_ROUTE_PINGPONG:
         return gs_pingpong_can_implement(p, d, (gs_pingpong_config_t)k->config);
     default: return 0;
@@ -85,7 +90,7 @@ gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_
     if (!d->present)
         return forward("no CUDA device");
 
-    candidate_t cands[GS_PINGPONG_CONFIG_COUNT + 1];
+    candidate_t cands[GS_PINGPONG_CONFIG_COUNT + 2];
     size_t n = list_candidates(cands, sizeof cands / sizeof cands[0]);
     int eligible = 0, disabled = 0;
     const candidate_t *pick = NULL;

@@ -15,6 +15,7 @@ typedef enum gs_route {
     GS_ROUTE_QUICK,        /* m == 0 or n == 0: nothing to do */
     GS_ROUTE_SGEMM_SIMT,
     GS_ROUTE_PINGPONG,
+    GS_ROUTE_SKINNY,       /* decode shapes: few columns, memory-bound */
     GS_ROUTE_COUNT
 } gs_route_t;
 

@@ -79,6 +79,11 @@ static int parse_route(const char *route, const char *config, gs_route_t *r, int
         *cfg = 0;
         return 0;
     }
+    if (!strcmp(route, "skinny") && !strcmp(config, "-")) {
+        *r = GS_ROUTE_SKINNY;
+        *cfg = 0;
+        return 0;
+    }
     if (!strcmp(route, "pingpong"))
         for (int c = 0; c < GS_PINGPONG_CONFIG_COUNT; ++c)
             if (!strcmp(config, gs_pingpong_name((gs_pingpong_config_t)c))) {

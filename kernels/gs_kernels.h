@@ -51,6 +51,16 @@ int gs_compare_launch(const gs_problem_t *p, const void *ours, const void *ref, 
  * does not create or change contexts beyond what a kernel launch would. */
 int gs_device_query(gs_device_t *d);
 
+/* ---- skinny (decode) GEMM on mma.sync, sm_80+ (kernels/skinny.cu) ----
+ * C = alpha * A^T * B + beta * C with A stored k x m (TN, each row of op(A)
+ * contiguous along k), n <= GS_SKINNY_N_MAX tokens, bf16 or fp16 inputs,
+ * output of the input type or fp32, fp32 accumulation. Bitwise
+ * reproducible: split k is reduced in a fixed order, no atomics. */
+enum { GS_SKINNY_N_MAX = 64 };
+int gs_skinny_can_implement(const gs_problem_t *p, const gs_device_t *d);
+int gs_skinny_run(const gs_problem_t *p, const gs_device_t *d);
+const char *gs_skinny_name(const gs_problem_t *p); /* n bucket and split in it */
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,6 +47,48 @@ __device__ __forceinline__ void cp_async_wait_group(void)
 }
 
 /* ---------------------------------------------------------------------------
+ * Ampere+ (sm_80): warp-level tensor-core MMA and streaming loads
+ * (kernels/skinny.cu)
+ * ------------------------------------------------------------------------- */
+
+/* D(16x8, f32) += A(16x16, row) * B(16x8, col). Per lane (g = lane/4,
+ * t = lane%4): a0/a1 hold rows g/g+8 at k 2t..2t+1, a2/a3 the same rows at
+ * k 2t+8..2t+9; b0/b1 hold column g at k 2t..2t+1 / 2t+8..2t+9; d0,d1 are
+ * row g, columns 2t, 2t+1, and d2,d3 row g+8. */
+__device__ __forceinline__ void mma_m16n8k16_f32_bf16(float (&d)[4], uint32_t a0, uint32_t a1,
+                                                      uint32_t a2, uint32_t a3, uint32_t b0,
+                                                      uint32_t b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
+                 " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ void mma_m16n8k16_f32_f16(float (&d)[4], uint32_t a0, uint32_t a1,
+                                                     uint32_t a2, uint32_t a3, uint32_t b0,
+                                                     uint32_t b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+                 " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+/* 16-byte read-only load that does not allocate in L1 and asks L2 to fetch
+ * the whole 256-byte block around it: for operands streamed once (weights),
+ * so they neither evict reused data from L1 nor leave DRAM bursts half used.
+ * Not volatile: it may be scheduled freely, the data does not change. */
+__device__ __forceinline__ uint4 ld_global_nc_na_l2_256_v4(const void *p)
+{
+    uint4 v;
+    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+        : "l"(p));
+    return v;
+}
+
+/* ---------------------------------------------------------------------------
  * Hopper (sm_90a): mbarrier, TMA, WGMMA, stmatrix, setmaxnreg
  * (kernels/pingpong_sm90.cu; guarded so SIMT files compile for sm_80)
  * ------------------------------------------------------------------------- */

@@ -104,7 +104,7 @@ GS_API int gemmshim_get_stats(gemmshim_stats_t *out)
     memset(out, 0, sizeof *out);
     for (int r = 0; r < GS_ROUTE_COUNT; ++r)
         out->calls += calls[r];
-    out->routed = calls[GS_ROUTE_SGEMM_SIMT] + calls[GS_ROUTE_PINGPONG];
+    out->routed = calls[GS_ROUTE_SGEMM_SIMT] + calls[GS_ROUTE_PINGPONG] + calls[GS_ROUTE_SKINNY];
     out->forwarded = calls[GS_ROUTE_FORWARD];
     out->quick = calls[GS_ROUTE_QUICK];
     out->fallbacks = fallbacks;

@@ -120,11 +120,11 @@ int main(void)
 
     /* kernel allow-list */
     CHECK(gemmshim_get_kernels(buf, sizeof buf) == GEMMSHIM_OK);
-    CHECK(!strcmp(buf, "sgemm_simt,pingpong"));
+    CHECK(!strcmp(buf, "sgemm_simt,pingpong,skinny"));
     CHECK(gemmshim_set_kernels("bogus") == GEMMSHIM_ERR_INVALID);
     CHECK(gemmshim_set_kernels(NULL) == GEMMSHIM_ERR_INVALID);
     gemmshim_get_kernels(buf, sizeof buf);
-    CHECK(!strcmp(buf, "sgemm_simt,pingpong")); /* unchanged */
+    CHECK(!strcmp(buf, "sgemm_simt,pingpong,skinny")); /* unchanged */
     CHECK(gemmshim_set_kernels("pingpong_coop_256x128x64") == GEMMSHIM_OK);
     gemmshim_get_kernels(buf, sizeof buf);
     CHECK(!strcmp(buf, "pingpong_coop_256x128x64"));

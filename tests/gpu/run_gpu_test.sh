@@ -29,10 +29,13 @@ case $what in
     ;;
   hsweep)
     # every pingpong configuration, each forced in turn over a full sweep
-    for k in pingpong_128x128x64 pingpong_coop_256x128x64; do
+    for k in pingpong_128x128x64 pingpong_coop_256x128x64 skinny; do
       rm -f "$log"
       echo "--- $k"
-      GEMMSHIM_KERNELS=$k GEMMSHIM_POLICY=eligible run "$bin/test_hgemm_sweep"; rc=$?
+      decode=0
+      [ $k = skinny ] && decode=1
+      GEMMSHIM_SWEEP_DECODE=$decode GEMMSHIM_KERNELS=$k GEMMSHIM_POLICY=eligible \
+        run "$bin/test_hgemm_sweep"; rc=$?
       [ $rc -eq 0 ] || exit $rc
       if ! grep -q -- "-> $k" "$log"; then
         echo "FAIL: the shim's log shows no call served by $k:"; cat "$log"; exit 1
@@ -47,7 +50,8 @@ case $what in
     # compute-sanitizer over short sweeps of small shapes through the shim:
     # memcheck for both kernel families, racecheck and synccheck for the
     # pingpong configurations (shared-memory pipelines, named barriers)
-    GEMMSHIM_SWEEP_CASES=0 run "$bin/test_sgemm_sweep"; rc=$? # 77 here: no GPU, say so
+    GEMMSHIM_SWEEP_CASES=0 run "$bin/test_sgemm_sweep" >/dev/null; rc=$? # 77: no GPU
+    [ $rc -ne 77 ] || { echo "SKIP: sanitize: no CUDA device"; exit 77; }
     [ $rc -eq 0 ] || exit $rc
     command -v compute-sanitizer >/dev/null || { echo "FAIL: no compute-sanitizer"; exit 1; }
     fails=0
@@ -64,6 +68,8 @@ case $what in
     for k in pingpong_128x128x64 pingpong_coop_256x128x64; do
       for tool in memcheck racecheck synccheck; do cs $tool $k test_hgemm_sweep; done
     done
+    GEMMSHIM_SWEEP_DECODE=1 cs memcheck skinny test_hgemm_sweep
+    GEMMSHIM_SWEEP_DECODE=1 cs racecheck skinny test_hgemm_sweep
     [ $fails -eq 0 ] || exit 1
     ;;
   graph)

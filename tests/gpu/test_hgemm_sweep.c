@@ -5,7 +5,7 @@
  * 9000 (primes and non-multiples of every tile dimension), padded leading
  * dimensions, strided batches, alpha/beta incl. 0 and negative, host and
  * device pointer mode, NaN-filled C with beta == 0. Fresh random data for
- * every case.
+ * every case. GEMMSHIM_SWEEP_DECODE=1: only the decode layout (TN, n <= 64).
  *
  * Each case is also run on the real cuBLAS (past the shim) and both are
  * compared with an fp64 host reference on the same (rounded) inputs.
@@ -79,6 +79,8 @@ int main(void)
     gu_seed(seed);
     const char *cs = getenv("GEMMSHIM_SWEEP_CASES");
     int cases = cs ? atoi(cs) : CASES_DEFAULT;
+    const char *dc = getenv("GEMMSHIM_SWEEP_DECODE"); /* 1: decode shapes only */
+    int decode = dc && !strcmp(dc, "1");
     const char *md = getenv("GEMMSHIM_SWEEP_MAX_DIM");
     int64_t max_dim = md ? atoll(md) : 0;
     printf("test_hgemm_sweep: %d cases, GEMMSHIM_SEED=0x%llx\n", cases, (unsigned long long)seed);
@@ -111,6 +113,11 @@ int main(void)
             *big = *big / 2 + 1;
         }
         int tA = (int)gu_int(0, 1), tB = (int)gu_int(0, 1);
+        if (decode) { /* nn.Linear in decode: TN, few tokens */
+            tA = 1;
+            tB = 0;
+            n = gu_int(0, 3) ? gu_int(1, 64) : primes[gu_int(0, 4)];
+        }
         int64_t ra = tA ? k : m, ca = tA ? m : k, rb = tB ? n : k, cb = tB ? k : n;
         /* mostly 16-byte multiples (what TMA needs); sometimes not (forwarded) */
         int odd = gu_int(0, 9) == 0;

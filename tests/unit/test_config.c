@@ -34,7 +34,8 @@ static int parse_env(gs_config_t *c, ...)
     return gs_config_parse(c, fake_getenv);
 }
 
-static const unsigned ALL_KERNELS = (1u << GS_FAMILY_SGEMM_SIMT) | (1u << GS_FAMILY_PINGPONG);
+static const unsigned ALL_KERNELS =
+    (1u << GS_FAMILY_SGEMM_SIMT) | (1u << GS_FAMILY_PINGPONG) | (1u << GS_FAMILY_SKINNY);
 
 static void defaults(void)
 {
@@ -131,9 +132,11 @@ static void kernels(void)
     CHECK_EQ_INT(c.routing.kernel_mask, 1u << GS_FAMILY_SGEMM_SIMT);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "pingpong", NULL), 0);
     CHECK_EQ_INT(c.routing.kernel_mask, 1u << GS_FAMILY_PINGPONG);
-    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "sgemm_simt,pingpong", NULL), 0);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "skinny", NULL), 0);
+    CHECK_EQ_INT(c.routing.kernel_mask, 1u << GS_FAMILY_SKINNY);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "sgemm_simt,pingpong,skinny", NULL), 0);
     CHECK_EQ_INT(c.routing.kernel_mask, ALL_KERNELS);
-    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "pingpong,sgemm_simt", NULL), 0);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "skinny,pingpong,sgemm_simt", NULL), 0);
     CHECK_EQ_INT(c.routing.kernel_mask, ALL_KERNELS);
 
     /* single pingpong configurations, by the names the kernels run under */
@@ -149,7 +152,7 @@ static void kernels(void)
     }
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS",
                            "sgemm_simt,pingpong_128x128x64", NULL), 0);
-    CHECK_EQ_INT(c.routing.kernel_mask, ALL_KERNELS);
+    CHECK_EQ_INT(c.routing.kernel_mask, (1u << GS_FAMILY_SGEMM_SIMT) | (1u << GS_FAMILY_PINGPONG));
     CHECK_EQ_INT(c.routing.pingpong_configs, 1u << GS_PINGPONG_128x128x64);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "pingpong_128x128x64,pingpong", NULL), 0);
     CHECK_EQ_INT(c.routing.pingpong_configs, all_cfgs);
