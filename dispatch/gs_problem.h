@@ -91,6 +91,27 @@ static inline size_t gs_dtype_size(gs_dtype_t t)
     }
 }
 
+/* Shared by the kernels' can_implement predicates. */
+
+/* The C windows of consecutive batches do not overlap: a batch's last
+ * element (ldc*(n-1) + m - 1) lies before the next batch's first. Written
+ * without overflow for huge strides; a negative stride never passes. */
+static inline int gs_c_batches_disjoint(const gs_problem_t *p)
+{
+    if (p->batch <= 1)
+        return 1;
+    if (p->stride_c <= 0 || p->ldc < 1)
+        return 0;
+    return (p->stride_c - p->m) / p->ldc >= p->n - 1 && p->stride_c >= p->m;
+}
+
+/* fp32 accumulation with 16-bit inputs: every spelling cuBLAS accepts for it. */
+static inline int gs_compute_is_f32_accum(gs_compute_t c)
+{
+    return c == GS_CT_F32 || c == GS_CT_F32_PEDANTIC || c == GS_CT_F32_FAST_16F ||
+           c == GS_CT_F32_FAST_16BF;
+}
+
 /* The device a call would run on, as dispatch and can_implement see it.
  * Filled from the CUDA runtime (kernels/gs_device.cu) or, in tests, by hand. */
 typedef struct gs_device {

@@ -767,15 +767,8 @@ extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_
         return 0;
     if (p->c_type != p->a_type && p->c_type != GS_DT_F32)
         return 0;
-    switch (p->compute) {
-    case GS_CT_F32:
-    case GS_CT_F32_PEDANTIC:
-    case GS_CT_F32_FAST_16F:
-    case GS_CT_F32_FAST_16BF:
-        break;
-    default:
+    if (!gs_compute_is_f32_accum(p->compute))
         return 0;
-    }
     if (p->scalar_type != GS_DT_F32 || !p->alpha || !p->beta)
         return 0;
     if (p->trans_a != GS_OP_N && p->trans_a != GS_OP_T)
@@ -804,7 +797,7 @@ extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_
         if (!bstride_ok(p->stride_a, ies) || !bstride_ok(p->stride_b, ies)
             || !bstride_ok(p->stride_c, oes))
             return 0;
-        if (p->stride_c < p->ldc * (p->n - 1) + p->m) /* C batches overlap */
+        if (!gs_c_batches_disjoint(p))
             return 0;
     }
     if (d->smem_optin < (size_t)smem_of(cfg))

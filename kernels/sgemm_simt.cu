@@ -673,11 +673,8 @@ extern "C" int gs_sgemm_simt_can_implement(const gs_problem_t *p, const gs_devic
     if (!ld_ok(p->lda, p->trans_a == GS_OP_N ? p->m : p->k) ||
         !ld_ok(p->ldb, p->trans_b == GS_OP_N ? p->k : p->n) || !ld_ok(p->ldc, p->m))
         return 0;
-    if (p->batch > 1) {
-        const int64_t sc = p->stride_c < 0 ? -p->stride_c : p->stride_c;
-        if (sc / p->ldc < p->n) /* |stride_c| < ldc*n without overflow */
-            return 0;
-    }
+    if (!gs_c_batches_disjoint(p))
+        return 0;
     if (!p->alpha || !p->beta || !p->C)
         return 0;
     if (((uintptr_t)p->A | (uintptr_t)p->B | (uintptr_t)p->C) & 3u)

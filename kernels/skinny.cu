@@ -557,8 +557,7 @@ extern "C" int gs_skinny_can_implement(const gs_problem_t *p, const gs_device_t 
     if (!is_16bit(p->a_type) || p->b_type != p->a_type ||
         (p->c_type != p->a_type && p->c_type != GS_DT_F32) || p->scalar_type != GS_DT_F32)
         return 0;
-    if (p->compute != GS_CT_F32 && p->compute != GS_CT_F32_PEDANTIC &&
-        p->compute != GS_CT_F32_FAST_16F && p->compute != GS_CT_F32_FAST_16BF)
+    if (!gs_compute_is_f32_accum(p->compute))
         return 0;
     if (p->trans_a != GS_OP_T || p->trans_b != GS_OP_N)
         return 0;
@@ -570,11 +569,8 @@ extern "C" int gs_skinny_can_implement(const gs_problem_t *p, const gs_device_t 
     /* A is k x m and B k x n in memory (column-major), C m x n. */
     if (p->lda < 1 || p->lda < p->k || p->ldb < 1 || p->ldb < p->k || p->ldc < p->m)
         return 0;
-    if (p->batch > 1) {
-        const int64_t sc = p->stride_c < 0 ? -p->stride_c : p->stride_c;
-        if (sc / p->ldc < p->n) /* |stride_c| < ldc*n without overflow */
-            return 0;
-    }
+    if (!gs_c_batches_disjoint(p))
+        return 0;
     if (!p->alpha || !p->beta || !p->C)
         return 0;
     /* 16-byte loads of 8 elements at every (batch, row) start. */

@@ -299,6 +299,28 @@ static void table_policy_follows_table(void)
     CHECK(forwarded > 0);
 }
 
+/* The predicates every kernel's can_implement shares. */
+static void shared_predicates(void)
+{
+    gs_problem_t p = fp32_problem(); /* m = n = 256, ldc = 256 */
+    CHECK(gs_c_batches_disjoint(&p)); /* batch 1 */
+    p.batch = 3;
+    p.stride_c = 256 * 255 + 256; /* the last element just before the next batch */
+    CHECK(gs_c_batches_disjoint(&p));
+    p.stride_c -= 1;
+    CHECK(!gs_c_batches_disjoint(&p));
+    p.stride_c = 0;
+    CHECK(!gs_c_batches_disjoint(&p));
+    p.stride_c = -(256 * 256);
+    CHECK(!gs_c_batches_disjoint(&p));
+    p.stride_c = INT64_MAX; /* no overflow */
+    CHECK(gs_c_batches_disjoint(&p));
+    CHECK(gs_compute_is_f32_accum(GS_CT_F32));
+    CHECK(gs_compute_is_f32_accum(GS_CT_F32_FAST_16BF));
+    CHECK(!gs_compute_is_f32_accum(GS_CT_F32_TF32));
+    CHECK(!gs_compute_is_f32_accum(GS_CT_OTHER));
+}
+
 int main(void)
 {
     forward_cases();
@@ -306,5 +328,6 @@ int main(void)
     bf16();
     names();
     table_policy_follows_table();
+    shared_predicates();
     return GS_TEST_DONE();
 }
