@@ -89,10 +89,10 @@ void gemmshim_reset_stats(void);
  * per-route summary. */
 int gemmshim_write_report(const char *path);
 
-/* Replace the routing table with a measured one (format: docs in
- * bench/NOTES.md, "Routing table files"; versioned, first line
- * "gemmshim-table 1"). A malformed file gives GEMMSHIM_ERR_FORMAT with the
- * line on stderr, and the table in force stays. */
+/* Replace the routing table with a measured one (format: README.md,
+ * "Routing table files"; versioned, first line "gemmshim-table 1"). A
+ * malformed file gives GEMMSHIM_ERR_FORMAT with the line on stderr, and the
+ * table in force stays. */
 int gemmshim_load_table(const char *path);
 
 #ifdef __cplusplus
