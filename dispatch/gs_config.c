@@ -50,8 +50,10 @@ static void parse_mode(gs_config_t *c, const char *v)
         c->routing.mode = GS_MODE_OFF;
     else if (!strcmp(v, "verify"))
         c->routing.mode = GS_MODE_VERIFY;
+    else if (!strcmp(v, "ab"))
+        c->routing.mode = GS_MODE_AB;
     else
-        reject(c, "GEMMSHIM_MODE='%.64s' is not one of: on, off, verify", v);
+        reject(c, "GEMMSHIM_MODE='%.64s' is not one of: on, off, verify, ab", v);
 }
 
 static void parse_log(gs_config_t *c, const char *v)
@@ -212,6 +214,9 @@ int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
         else
             c->verify_tol = tol > 0.0 ? tol : -1.0; /* -1: exact match required */
     }
+    p = get("GEMMSHIM_REPORT");
+    if (p)
+        copy_path(c, "GEMMSHIM_REPORT", p, c->report_path);
     p = get("GEMMSHIM_TABLE");
     if (p)
         copy_path(c, "GEMMSHIM_TABLE", p, c->table_path);

@@ -11,8 +11,9 @@ extern "C" {
 #define GS_PATH_MAX 4096
 
 /* on: route by the table; off: forward everything; verify: route, and also
- * run every routed call on cuBLAS into scratch memory and compare. */
-typedef enum gs_mode { GS_MODE_ON = 0, GS_MODE_OFF, GS_MODE_VERIFY } gs_mode_t;
+ * run every routed call on cuBLAS into scratch memory and compare; ab: per
+ * call signature, alternate our route and cuBLAS and time both. */
+typedef enum gs_mode { GS_MODE_ON = 0, GS_MODE_OFF, GS_MODE_VERIFY, GS_MODE_AB } gs_mode_t;
 
 /* What a verify-mode mismatch does besides being logged. */
 typedef enum gs_verify_fail { GS_VERIFY_REPORT = 0, GS_VERIFY_ABORT, GS_VERIFY_EXIT } gs_verify_fail_t;
@@ -49,6 +50,7 @@ typedef struct gs_config {
     char cublas_path[GS_PATH_MAX]; /* GEMMSHIM_CUBLAS, "" if unset */
     char cublaslt_path[GS_PATH_MAX];
     char table_path[GS_PATH_MAX];  /* GEMMSHIM_TABLE, "" if unset */
+    char report_path[GS_PATH_MAX]; /* GEMMSHIM_REPORT: ab report prefix, "" if unset */
     gs_verify_fail_t verify_fail;  /* GEMMSHIM_VERIFY_FAIL */
     double verify_tol;             /* GEMMSHIM_VERIFY_TOL, 0: per-type defaults */
     int test_device;               /* GEMMSHIM_TEST_DEVICE given */

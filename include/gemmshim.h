@@ -47,15 +47,17 @@ typedef enum gemmshim_mode {
     GEMMSHIM_MODE_VERIFY = 2,/* route as ON, and also run each routed call on cuBLAS into
                                 scratch memory and compare (mismatches logged; see
                                 GEMMSHIM_VERIFY_FAIL) */
-    GEMMSHIM_MODE_AB = 3     /* reserved: alternate and time both (not in this version) */
+    GEMMSHIM_MODE_AB = 3     /* per call signature: the first call verified, then ours and
+                                cuBLAS in turn, each timed; a table at exit, and CSV/JSON
+                                at GEMMSHIM_REPORT */
 } gemmshim_mode_t;
 
 /* The library's version (GEMMSHIM_VERSION of the build) and its string. */
 int gemmshim_version(void);
 const char *gemmshim_version_string(void);
 
-/* Mode for every later call in the process. AB gives
- * GEMMSHIM_ERR_UNSUPPORTED in this version (the mode is left unchanged). */
+/* Mode for every later call in the process; an unknown value gives
+ * GEMMSHIM_ERR_INVALID and leaves it unchanged. */
 int gemmshim_set_mode(gemmshim_mode_t mode);
 gemmshim_mode_t gemmshim_get_mode(void);
 

@@ -40,7 +40,7 @@ GS_API int gemmshim_set_mode(gemmshim_mode_t mode)
     case GEMMSHIM_MODE_OFF: gs_set_mode(GS_MODE_OFF); return GEMMSHIM_OK;
     case GEMMSHIM_MODE_ON: gs_set_mode(GS_MODE_ON); return GEMMSHIM_OK;
     case GEMMSHIM_MODE_VERIFY: gs_set_mode(GS_MODE_VERIFY); return GEMMSHIM_OK;
-    case GEMMSHIM_MODE_AB: return GEMMSHIM_ERR_UNSUPPORTED;
+    case GEMMSHIM_MODE_AB: gs_set_mode(GS_MODE_AB); return GEMMSHIM_OK;
     default: return GEMMSHIM_ERR_INVALID;
     }
 }
@@ -50,6 +50,7 @@ GS_API gemmshim_mode_t gemmshim_get_mode(void)
     switch (gs_routing().mode) {
     case GS_MODE_OFF: return GEMMSHIM_MODE_OFF;
     case GS_MODE_VERIFY: return GEMMSHIM_MODE_VERIFY;
+    case GS_MODE_AB: return GEMMSHIM_MODE_AB;
     default: return GEMMSHIM_MODE_ON;
     }
 }

@@ -5,6 +5,7 @@
 #include "gs_log.h"
 #include "gs_timing.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -18,6 +19,14 @@ typedef struct sig {
     uint64_t key;      /* 0 = empty slot */
     uint64_t calls;
     char *line;        /* its log line, kept for the report */
+    /* GEMMSHIM_MODE=ab: this signature's turns and what they measured */
+    uint64_t ab_turns;
+    uint64_t ours_n, cublas_n;
+    double ours_ms, cublas_ms;
+    double max_err;
+    int err_known;
+    char kernel[64];
+    char shape[160];
 } sig_t;
 
 static FILE *sink;          /* NULL: no call log */
@@ -302,5 +311,133 @@ void gs_log_reset_stats(void)
     fallbacks = 0;
     for (unsigned i = 0; i < n_sigs; ++i)
         sig_order[i]->calls = 0; /* signatures stay known: not logged again */
+    pthread_mutex_unlock(&lock);
+}
+
+/* ---- GEMMSHIM_MODE=ab ---- */
+
+gs_sig_t *gs_log_ab_turn(const gs_problem_t *p, const gs_decision_t *dec, const char *kernel,
+                         uint64_t *turn)
+{
+    int is_new;
+    pthread_mutex_lock(&lock);
+    sig_t *sg = lookup(signature(p, dec), &is_new);
+    if (sg) {
+        if (!sg->shape[0]) {
+            snprintf(sg->shape, sizeof sg->shape, "%s %c%c %s,%s->%s m=%lld n=%lld k=%lld "
+                     "batch=%lld", gs_entry_name(p->entry, p->is_64), p->trans_a ? 'T' : 'N',
+                     p->trans_b ? 'T' : 'N', dtype_name(p->a_type), dtype_name(p->b_type),
+                     dtype_name(p->c_type), (long long)p->m, (long long)p->n, (long long)p->k,
+                     (long long)p->batch);
+            snprintf(sg->kernel, sizeof sg->kernel, "%s", kernel);
+        }
+        *turn = sg->ab_turns++;
+    }
+    pthread_mutex_unlock(&lock);
+    return (gs_sig_t *)sg;
+}
+
+void gs_log_ab_time(gs_sig_t *s, int ours, double ms)
+{
+    sig_t *sg = (sig_t *)s;
+    pthread_mutex_lock(&lock);
+    if (ours) {
+        sg->ours_n++;
+        sg->ours_ms += ms;
+    } else {
+        sg->cublas_n++;
+        sg->cublas_ms += ms;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void gs_log_ab_error(gs_sig_t *s, double rel)
+{
+    sig_t *sg = (sig_t *)s;
+    pthread_mutex_lock(&lock);
+    if (!sg->err_known || rel > sg->max_err)
+        sg->max_err = rel;
+    sg->err_known = 1;
+    pthread_mutex_unlock(&lock);
+}
+
+/* JSON string body: the shapes and names hold no quotes or backslashes, but
+ * be safe. */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; ++s) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void gs_log_ab_report(const char *prefix)
+{
+    gs_timing_flush();
+    pthread_mutex_lock(&lock);
+    FILE *out = sink ? sink : stderr;
+    FILE *csv = NULL, *json = NULL;
+    if (prefix) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s.csv", prefix);
+        csv = fopen(path, "w");
+        snprintf(path, sizeof path, "%s.json", prefix);
+        json = fopen(path, "w");
+        if (!csv || !json)
+            fprintf(stderr, "gemmshim: ab: cannot write the report %s.csv/.json\n", prefix);
+    }
+    fprintf(out, "gemmshim: ab report: per call signature, ours vs cuBLAS (mean GPU time per "
+                 "call; speedup = cuBLAS / ours)\n");
+    fprintf(out, "gemmshim:   %-64s %7s %10s %10s %8s %9s  %s\n", "signature", "calls",
+            "ours_us", "cublas_us", "speedup", "max_err", "route");
+    if (csv)
+        fprintf(csv, "signature,calls,ours_us,cublas_us,speedup,max_err,route\n");
+    if (json)
+        fputs("{\"version\": 1, \"rows\": [", json);
+    int rows = 0;
+    for (unsigned i = 0; i < n_sigs; ++i) {
+        sig_t *sg = sig_order[i];
+        if (!sg->ab_turns)
+            continue;
+        double o = sg->ours_n ? 1e3 * sg->ours_ms / sg->ours_n : NAN;
+        double c = sg->cublas_n ? 1e3 * sg->cublas_ms / sg->cublas_n : NAN;
+        double sp = o > 0 && c > 0 ? c / o : NAN;
+        double err = sg->err_known ? sg->max_err : NAN;
+        fprintf(out, "gemmshim:   %-64s %7llu %10.2f %10.2f %7.3fx %9.2e  %s\n", sg->shape,
+                (unsigned long long)sg->ab_turns, o, c, sp, err, sg->kernel);
+        if (csv)
+            fprintf(csv, "\"%s\",%llu,%.3f,%.3f,%.4f,%.3e,%s\n", sg->shape,
+                    (unsigned long long)sg->ab_turns, o, c, sp, err, sg->kernel);
+        if (json) {
+            fputs(rows ? ",\n  {" : "\n  {", json);
+            fputs("\"signature\": ", json);
+            json_str(json, sg->shape);
+            fprintf(json, ", \"calls\": %llu", (unsigned long long)sg->ab_turns);
+            /* JSON has no NaN: an unmeasured side is null */
+            fputs(", \"ours_us\": ", json);
+            o == o ? fprintf(json, "%.3f", o) : fputs("null", json);
+            fputs(", \"cublas_us\": ", json);
+            c == c ? fprintf(json, "%.3f", c) : fputs("null", json);
+            fputs(", \"speedup\": ", json);
+            sp == sp ? fprintf(json, "%.4f", sp) : fputs("null", json);
+            fputs(", \"max_err\": ", json);
+            err == err ? fprintf(json, "%.3e", err) : fputs("null", json);
+            fputs(", \"route\": ", json);
+            json_str(json, sg->kernel);
+            fputc('}', json);
+        }
+        ++rows;
+    }
+    if (json)
+        fputs("\n]}\n", json);
+    fprintf(out, "gemmshim: ab report: %d signatures\n", rows);
+    fflush(out);
+    if (csv)
+        fclose(csv);
+    if (json)
+        fclose(json);
     pthread_mutex_unlock(&lock);
 }

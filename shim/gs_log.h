@@ -41,6 +41,18 @@ int gs_log_write_report(const char *path);
 void gs_log_get_stats(uint64_t calls[GS_ROUTE_COUNT], uint64_t *fallbacks);
 void gs_log_reset_stats(void);
 
+/* ---- GEMMSHIM_MODE=ab: per-signature turns, times, errors ---- */
+typedef struct gs_sig gs_sig_t;
+/* The signature's A/B record and how many turns it had before this one
+ * (turn 0: verified, untimed; then odd turns cuBLAS's, even ours). NULL
+ * when the signature table is full. */
+gs_sig_t *gs_log_ab_turn(const gs_problem_t *p, const gs_decision_t *dec, const char *kernel,
+                         uint64_t *turn);
+void gs_log_ab_time(gs_sig_t *s, int ours, double ms);
+void gs_log_ab_error(gs_sig_t *s, double rel);
+/* The table (to the log, else stderr), and PREFIX.csv / PREFIX.json. */
+void gs_log_ab_report(const char *prefix);
+
 /* "cublasGemmEx_64" etc. */
 const char *gs_entry_name(gs_entry_t e, int is_64);
 

@@ -8,6 +8,8 @@
 #include "gs_verify.h"
 
 #include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,7 +69,7 @@ static gs_served_t forward(const gs_problem_t *p, const gs_decision_t *dec, void
 {
     gs_log_call(p, dec, NULL);
     last_route = "forward";
-    gs_served_t s = {0, CUBLAS_STATUS_SUCCESS, -1, stream};
+    gs_served_t s = {0, CUBLAS_STATUS_SUCCESS, -1, stream, NULL};
     if (timing_wanted(gs_cfg()))
         s.timing_slot = gs_timing_begin(stream);
     return s;
@@ -84,6 +86,38 @@ static gs_served_t forward_because(const gs_problem_t *p, const char *why, void 
  * simulated by GEMMSHIM_TEST_DEVICE) only the kernel's name is set and -1
  * returned: nothing is ever launched on a pretended device, also where a
  * real GPU with other properties exists. */
+static void write_ab_report(void)
+{
+    const gs_config_t *cfg = gs_cfg();
+    gs_log_ab_report(cfg->report_path[0] ? cfg->report_path : NULL);
+}
+
+static void register_ab_report(void)
+{
+    atexit(write_ab_report);
+}
+
+/* The A/B report at exit, registered at the first A/B call: after the CUDA
+ * runtime started, so it runs before the runtime's teardown. */
+static void ab_report_at_exit(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, register_ab_report);
+}
+
+/* cuBLAS's turn in ab mode: forwarded by the caller, timed for the signature. */
+static gs_served_t ab_cublas_turn(const gs_problem_t *p, const gs_decision_t *dec, void *stream,
+                                  gs_sig_t *ab)
+{
+    gs_decision_t turn = *dec;
+    turn.route = GS_ROUTE_FORWARD;
+    snprintf(turn.reason, sizeof turn.reason, "ab: cuBLAS's turn");
+    gs_log_call(p, &turn, NULL);
+    last_route = "forward";
+    gs_served_t s = {0, CUBLAS_STATUS_SUCCESS, gs_timing_begin(stream), stream, ab};
+    return s;
+}
+
 static int run_route(const gs_problem_t *p, const gs_device_t *d, const gs_decision_t *dec,
                      int launch, const char **kernel)
 {
@@ -122,7 +156,7 @@ gs_served_t gs_serve(const gs_call_t *c)
             gs_decision_t dec = {GS_ROUTE_QUICK, 0, 0.0, "NULL alpha or beta: INVALID_VALUE"};
             gs_log_call(&p, &dec, NULL);
             last_route = "quick_return";
-            gs_served_t s = {1, CUBLAS_STATUS_INVALID_VALUE, -1, hs.stream};
+            gs_served_t s = {1, CUBLAS_STATUS_INVALID_VALUE, -1, hs.stream, NULL};
             return s;
         }
         return forward_because(&p, "invalid arguments: cuBLAS answers", hs.stream);
@@ -133,7 +167,7 @@ gs_served_t gs_serve(const gs_call_t *c)
         gs_decision_t dec = {GS_ROUTE_QUICK, 0, 0.0, "empty result: nothing to do"};
         gs_log_call(&p, &dec, NULL);
         last_route = "quick_return";
-        gs_served_t s = {1, CUBLAS_STATUS_SUCCESS, -1, hs.stream};
+        gs_served_t s = {1, CUBLAS_STATUS_SUCCESS, -1, hs.stream, NULL};
         return s;
     }
 
@@ -146,14 +180,27 @@ gs_served_t gs_serve(const gs_call_t *c)
     if (dec.route == GS_ROUTE_FORWARD)
         return forward(&p, &dec, hs.stream);
 
-    int slot = timing_wanted(cfg) ? gs_timing_begin(hs.stream) : -1;
     const char *kernel = NULL;
     gs_verify_t verify;
-    int verifying = 0;
-    if (routing.mode == GS_MODE_VERIFY && !cfg->test_device) {
+    int verifying = 0, timed = timing_wanted(cfg);
+    gs_sig_t *ab = NULL;
+    if ((routing.mode == GS_MODE_VERIFY || routing.mode == GS_MODE_AB) && !cfg->test_device) {
         run_route(&p, &dev, &dec, 0, &kernel); /* the name only */
-        verifying = gs_verify_begin(c, &p, kernel, &verify) == 0;
+        uint64_t turn = 0;
+        if (routing.mode == GS_MODE_AB && (ab = gs_log_ab_turn(&p, &dec, kernel, &turn))) {
+            ab_report_at_exit();
+            if (turn & 1) /* cuBLAS's turn, timed by the caller's forward */
+                return ab_cublas_turn(&p, &dec, hs.stream, ab);
+        }
+        /* verify mode: every call; ab mode: a signature's first call, untimed,
+         * gives its error against cuBLAS */
+        if (routing.mode == GS_MODE_VERIFY || (ab && turn == 0))
+            verifying = gs_verify_begin(c, &p, kernel, ab, &verify) == 0;
+        if (ab)
+            timed = turn > 0;
     }
+    /* started after the verify's reference work: only our kernel is timed */
+    int slot = timed ? gs_timing_begin(hs.stream) : -1;
     int err = run_route(&p, &dev, &dec, !cfg->test_device, &kernel);
     if (verifying && err)
         gs_verify_cancel(&verify, &p);
@@ -170,16 +217,22 @@ gs_served_t gs_serve(const gs_call_t *c)
         last_route = "fallback";
         return s;
     }
-    gs_timing_end(slot, hs.stream, dec.route);
+    if (ab)
+        gs_timing_end_ab(slot, hs.stream, ab, 1);
+    else
+        gs_timing_end(slot, hs.stream, dec.route);
     gs_log_call(&p, &dec, kernel);
     last_route = kernel;
-    gs_served_t s = {1, CUBLAS_STATUS_SUCCESS, -1, hs.stream};
+    gs_served_t s = {1, CUBLAS_STATUS_SUCCESS, -1, hs.stream, NULL};
     return s;
 }
 
 void gs_forwarded(const gs_served_t *s)
 {
-    gs_timing_end(s->timing_slot, s->stream, GS_ROUTE_FORWARD);
+    if (s->ab_sig)
+        gs_timing_end_ab(s->timing_slot, s->stream, s->ab_sig, 0);
+    else
+        gs_timing_end(s->timing_slot, s->stream, GS_ROUTE_FORWARD);
 }
 
 gs_served_t gs_serve_lt(void *stream)

@@ -3,6 +3,7 @@
 #define GS_SERVE_H
 
 #include "gs_call.h"
+#include "gs_log.h"
 #include "gs_real.h"
 
 typedef struct gs_served {
@@ -10,6 +11,7 @@ typedef struct gs_served {
     cublasStatus_t status;
     int timing_slot;        /* forwarded calls: the GPU-time measurement */
     void *stream;
+    gs_sig_t *ab_sig;       /* GEMMSHIM_MODE=ab, cuBLAS's turn: whose time it is */
 } gs_served_t;
 
 /* Checks the arguments, asks dispatch, runs our kernel when chosen (falling

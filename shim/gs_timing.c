@@ -14,6 +14,8 @@ typedef struct slot {
     int created;
     cudaEvent_t start, stop;
     gs_route_t route;
+    gs_sig_t *sig; /* GEMMSHIM_MODE=ab: the signature and side the time is for */
+    int ours;
 } slot_t;
 
 static slot_t slots[SLOTS];
@@ -30,8 +32,12 @@ static void harvest(int wait)
         if (e == cudaErrorNotReady)
             continue;
         float ms = 0.f;
-        if (e == cudaSuccess && cudaEventElapsedTime(&ms, s->start, s->stop) == cudaSuccess)
-            gs_log_add_time(s->route, ms);
+        if (e == cudaSuccess && cudaEventElapsedTime(&ms, s->start, s->stop) == cudaSuccess) {
+            if (s->sig)
+                gs_log_ab_time(s->sig, s->ours, ms);
+            else
+                gs_log_add_time(s->route, ms);
+        }
         s->state = FREE;
     }
 }
@@ -82,6 +88,20 @@ void gs_timing_end(int slot, void *stream, gs_route_t route)
     pthread_mutex_lock(&lock);
     slot_t *s = &slots[slot];
     s->route = route;
+    s->sig = NULL;
+    s->state = cudaEventRecord(s->stop, (cudaStream_t)stream) == cudaSuccess ? PENDING : FREE;
+    pthread_mutex_unlock(&lock);
+}
+
+void gs_timing_end_ab(int slot, void *stream, gs_sig_t *sig, int ours)
+{
+    if (slot < 0)
+        return;
+    pthread_mutex_lock(&lock);
+    slot_t *s = &slots[slot];
+    s->route = ours ? GS_ROUTE_COUNT : GS_ROUTE_FORWARD;
+    s->sig = sig;
+    s->ours = ours;
     s->state = cudaEventRecord(s->stop, (cudaStream_t)stream) == cudaSuccess ? PENDING : FREE;
     pthread_mutex_unlock(&lock);
 }

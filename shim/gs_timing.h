@@ -5,11 +5,14 @@
 #define GS_TIMING_H
 
 #include "gs_dispatch.h"
+#include "gs_log.h"
 
 /* Start timing a call on `stream`; returns a slot, or -1 when not timed
  * (stream capture in progress, pool busy, no device). */
 int gs_timing_begin(void *stream);
 void gs_timing_end(int slot, void *stream, gs_route_t route);
+/* The same, for GEMMSHIM_MODE=ab: the time goes to sig's ours or cuBLAS side. */
+void gs_timing_end_ab(int slot, void *stream, gs_sig_t *sig, int ours);
 /* Drop a started measurement (the call did not run after all). */
 void gs_timing_cancel(int slot);
 

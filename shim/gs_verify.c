@@ -20,6 +20,7 @@
 typedef struct verdict {
     double sums[3];
     double tol;
+    gs_sig_t *ab_sig; /* GEMMSHIM_MODE=ab: the signature whose error this is */
     int busy;
     char what[200];
 } verdict_t;
@@ -94,6 +95,8 @@ static void CUDART_CB deliver(void *arg)
     if (rel > worst)
         worst = rel;
     pthread_mutex_unlock(&lock);
+    if (v->ab_sig)
+        gs_log_ab_error(v->ab_sig, v->sums[2] > 0.0 ? INFINITY : rel);
     if (bad) {
         gs_msg("verify: MISMATCH %s: relative difference to cuBLAS %.3g (tolerance %.3g), %.0f "
                "elements finite on one side only", v->what, rel, v->tol, v->sums[2]);
@@ -127,7 +130,7 @@ static int compute_for_cublas(const gs_call_t *c, const gs_problem_t *p)
 }
 
 int gs_verify_begin(const gs_call_t *c, const gs_problem_t *p, const char *kernel,
-                    gs_verify_t *v)
+                    gs_sig_t *ab_sig, gs_verify_t *v)
 {
     cudaStream_t s = (cudaStream_t)p->stream;
     enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
@@ -169,6 +172,7 @@ int gs_verify_begin(const gs_call_t *c, const gs_problem_t *p, const char *kerne
              gs_entry_name(p->entry, p->is_64), p->trans_a ? 'T' : 'N', p->trans_b ? 'T' : 'N',
              (long long)p->m, (long long)p->n, (long long)p->k, (long long)p->batch, kernel);
     vd->tol = tolerance(p);
+    vd->ab_sig = ab_sig;
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #define GS_VERIFY_H
 
 #include "gs_call.h"
+#include "gs_log.h"
 
 typedef struct gs_verify {
     void *scratch;     /* cuBLAS's C, then 3 doubles of comparison sums */
@@ -18,7 +19,7 @@ typedef struct gs_verify {
  * into scratch. 0 when armed; -1 when this call cannot be verified (graph
  * capture, no memory, no slot): said once per reason, the call still runs. */
 int gs_verify_begin(const gs_call_t *c, const gs_problem_t *p, const char *kernel,
-                    gs_verify_t *v);
+                    gs_sig_t *ab_sig, gs_verify_t *v);
 
 /* After our kernel was enqueued: compare, hand the verdict to the host. */
 void gs_verify_end(gs_verify_t *v, const gs_problem_t *p);

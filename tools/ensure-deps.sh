@@ -14,6 +14,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+# the plot tools (bench/plot.py, gemmshim plot) and their test
+if ! python3 -c 'import matplotlib' 2>/dev/null; then
+  echo "installing matplotlib (pip)"
+  python3 -m pip install -q matplotlib >/dev/null 2>&1 || echo "ensure-deps: pip install matplotlib failed"
+fi
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH=/usr/local/cuda/bin:$PATH
 fi

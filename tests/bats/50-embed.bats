@@ -60,7 +60,7 @@ setup() {
     expect_contains "$stderr" "-> forward (GEMMSHIM_MODE=off)"
 }
 
-@test "the launcher: gemmshim run preloads the shim; verify/ab are refused" {
+@test "the launcher: gemmshim run/verify/ab preload the shim in the right mode" {
     launcher="$SHIM_BUILD_DIR/gemmshim"
     run --separate-stderr env GEMMSHIM_TEST_DEVICE=sm_90:132 GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" \
         "$launcher" run --log stderr \
@@ -68,11 +68,28 @@ setup() {
     echo "$stderr"
     [ "$status" -eq 0 ]
     expect_contains "$stderr" "forward (eligible kernels disabled by GEMMSHIM_KERNELS)"
-    run env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$launcher" verify -- "$SAMPLE"
-    [ "$status" -eq 2 ]
-    expect_contains "$output" "not available in this version"
+    # verify and ab: the mode reaches the shim (printenv runs under it)
+    run env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$launcher" verify -- printenv GEMMSHIM_MODE GEMMSHIM_VERIFY_FAIL LD_PRELOAD
+    [ "$status" -eq 0 ]
+    expect_eq "$output" "verify
+exit
+$GEMMSHIM_LIB"
+    run env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$launcher" ab --report "$BATS_TEST_TMPDIR/r" -- printenv GEMMSHIM_MODE GEMMSHIM_REPORT
+    [ "$status" -eq 0 ]
+    expect_eq "$output" "ab
+$BATS_TEST_TMPDIR/r"
     run "$launcher" bogus
     [ "$status" -eq 2 ]
+}
+
+@test "gemmshim plot draws an ab report" {
+    run --separate-stderr "$SHIM_BUILD_DIR/gemmshim" plot \
+        "$SHIM_SOURCE_DIR/bench/results/h200-ab-report-sgemm.csv" "$BATS_TEST_TMPDIR/ab.png"
+    echo "$output"; echo "$stderr"
+    [ "$status" -eq 0 ]
+    # a PNG, and not an empty one
+    [ "$(head -c 8 "$BATS_TEST_TMPDIR/ab.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]
+    [ "$(stat -c %s "$BATS_TEST_TMPDIR/ab.png")" -gt 10000 ]
 }
 
 @test "installed package: find_package(gemmshim) and pkg-config in an out-of-tree project" {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|sanitize|parity|graph|verify|sample BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|sanitize|parity|graph|verify|ab|sample BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -105,6 +105,32 @@ case $what in
       { echo "FAIL: a 1e-12 tolerance was not reported as mismatches (rc=$rc)"; exit 1; }
     echo "verify: ok"
     ;;
+  ab)
+    # ab mode inside an application that repeats its GEMMs (the benchmark's
+    # fp32 suite, calling the global cublasGemmEx only through the shim):
+    # the report must list every routed signature with both times, a speedup
+    # and an error, as a table, CSV and valid JSON
+    rep=$logdir/ab-report
+    rm -f "$rep.csv" "$rep.json"
+    out=$(cd "$logdir" && GEMMSHIM_MODE=ab GEMMSHIM_POLICY=eligible GEMMSHIM_REPORT=$rep \
+          run "$bin/bench_ab" --suite sgemm --rounds 3 --csv "$logdir/ab-bench.csv" 2>&1); rc=$?
+    [ $rc -ne 77 ] || { echo "$out"; exit 77; }
+    [ $rc -eq 0 ] || { echo "$out" | tail -20; echo "FAIL: bench under ab: rc=$rc"; exit 1; }
+    grep -E 'ab report|4096 n=4096' "$log" | head -8
+    python3 - "$rep.csv" <<'PY' || { cat "$rep.csv"; echo "FAIL: ab CSV"; exit 1; }
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ok = [r for r in rows if all(not math.isnan(float(r[c])) for c in ("ours_us", "cublas_us", "speedup", "max_err"))]
+print(f"ab: {len(rows)} signatures in the CSV, {len(ok)} with both times, a speedup and an error")
+big = [r for r in ok if "m=4096 n=4096 k=4096" in r["signature"]]
+for r in big:
+    print(f"ab: {r['signature']}: {r['speedup']}x, max_err {r['max_err']}, {r['route']}")
+assert len(rows) >= 32 and len(ok) >= 32 and len(big) == 4
+assert all(float(r["max_err"]) < 1e-5 for r in ok)
+PY
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['version']==1 and len(d['rows'])>=32, d; print('ab: JSON ok,', len(d['rows']), 'rows')" "$rep.json" ||
+      { echo "FAIL: ab JSON"; exit 1; }
+    ;;
   parity)
     GEMMSHIM_POLICY=eligible run "$bin/test_status_parity"; exit $?
     ;;
@@ -113,5 +139,5 @@ case $what in
     cat "$log"
     exit $rc
     ;;
-  *) echo "usage: $0 sweep|hsweep|sanitize|parity|graph|verify|sample BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
+  *) echo "usage: $0 sweep|hsweep|sanitize|parity|graph|verify|ab|sample BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
 esac

@@ -84,6 +84,13 @@ static void good_values(void)
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_STRICT", "0", NULL), 0);
     CHECK_EQ_INT(c.strict, 0);
 
+    /* ab mode and its report */
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_MODE", "ab", "GEMMSHIM_REPORT", "/tmp/r", NULL), 0);
+    CHECK_EQ_INT(c.routing.mode, GS_MODE_AB);
+    CHECK_STR_EQ(c.report_path, "/tmp/r");
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_REPORT", "", NULL), -1);
+    CHECK_CONTAINS(c.error_msg, "GEMMSHIM_REPORT");
+
     /* verify mode and its switches */
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_MODE", "verify", NULL), 0);
     CHECK_EQ_INT(c.routing.mode, GS_MODE_VERIFY);
