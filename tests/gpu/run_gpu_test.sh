@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|sanitize|parity|graph|verify|ab|sample BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|sanitize|parity|graph|verify|ab|linked|sample BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -134,10 +134,23 @@ PY
   parity)
     GEMMSHIM_POLICY=eligible run "$bin/test_status_parity"; exit $?
     ;;
+  linked)
+    # link-time drop-in: sample_app linked ahead of libcublas, no LD_PRELOAD;
+    # the library next to it is the one under test
+    d=$(mktemp -d)
+    cp "$lib" "$d/libgemmshim.so.0"
+    out=$(GEMMSHIM_POLICY=eligible GEMMSHIM_LOG=stderr LD_LIBRARY_PATH=$d \
+          "$bin/sample_app_linked" 2>&1); rc=$?
+    [ $rc -ne 77 ] || { echo "$out"; exit 77; }
+    echo "$out" | grep -E 'sample_app|-> ' | head -12
+    [ $rc -eq 0 ] || { echo "FAIL: linked sample_app rc=$rc"; exit 1; }
+    echo "$out" | grep -q 'running under gemmshim' || { echo "FAIL: shim not in effect"; exit 1; }
+    echo "$out" | grep -q -- '-> sgemm_warptile' || { echo "FAIL: nothing routed"; exit 1; }
+    ;;
   sample)
     run "$bin/sample_app"; rc=$?
     cat "$log"
     exit $rc
     ;;
-  *) echo "usage: $0 sweep|hsweep|sanitize|parity|graph|verify|ab|sample BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
+  *) echo "usage: $0 sweep|hsweep|sanitize|parity|graph|verify|ab|linked|sample BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
 esac
