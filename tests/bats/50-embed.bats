@@ -60,6 +60,20 @@ setup() {
     expect_contains "$stderr" "-> forward (GEMMSHIM_MODE=off)"
 }
 
+@test "an ab report becomes a routing table the shim loads" {
+    table="$BATS_TEST_TMPDIR/from-ab.table"
+    run python3 "$SHIM_SOURCE_DIR/bench/table_from_csv.py" --text 90 "$table" \
+        "$SHIM_SOURCE_DIR/bench/results/h200-ab-report-sgemm.csv"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    expect_contains "$output" "32 entries"
+    run_shim env GEMMSHIM_TEST_DEVICE=sm_90:132 GEMMSHIM_LOG=stderr GEMMSHIM_TABLE="$table" "$SAMPLE"
+    echo "$stderr"
+    [ "$status" -eq 0 ]
+    # 256^3 fp32 NN is in the report, measured slower than cuBLAS there
+    expect_contains "$stderr" "m=256 n=256 k=256 batch=1 -> forward (sgemm_simt measured 0.81x cuBLAS for this class)"
+}
+
 @test "the launcher: gemmshim run/verify/ab preload the shim in the right mode" {
     launcher="$SHIM_BUILD_DIR/gemmshim"
     run --separate-stderr env GEMMSHIM_TEST_DEVICE=sm_90:132 GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" \
