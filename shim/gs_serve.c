@@ -1,3 +1,8 @@
+/* Serving one intercepted call: describe it, check it, ask dispatch, then
+ * either let the caller forward it untouched or run our kernel on the
+ * handle's stream (in verify mode with a cuBLAS reference beside it; in ab
+ * mode taking turns with cuBLAS), falling back to cuBLAS when the kernel
+ * cannot launch. Every outcome is logged and counted. */
 #include "gs_serve.h"
 #include "gs_compat.h"
 #include "gs_dispatch.h"
