@@ -75,7 +75,7 @@ case $what in
   graph)
     GEMMSHIM_POLICY=eligible run "$bin/test_graph_threads"; rc=$?
     [ $rc -eq 0 ] || exit $rc
-    for k in sgemm_warptile pingpong; do
+    for k in sgemm_warptile pingpong skinny; do
       grep -q -- "-> $k" "$log" || { echo "FAIL: no call served by $k:"; cat "$log"; exit 1; }
     done
     ! grep -q 'fallback: ' "$log" || { echo "FAIL: fallbacks:"; grep 'fallback: ' "$log"; exit 1; }

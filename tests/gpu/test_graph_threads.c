@@ -1,7 +1,7 @@
 /* Routed calls inside CUDA graph capture and from several threads at once.
  * Run under the shim with GEMMSHIM_POLICY=eligible and GEMMSHIM_LOG set (so
  * the event timing's capture check is exercised too).
- * 1. Capture: a stream captures fp32 and bf16 GEMMs into a graph; replaying
+ * 1. Capture: a stream captures fp32, bf16 and decode GEMMs into a graph; replaying
  *    it gives bitwise the output of the same calls made directly.
  * 2. Threads: 4 threads, each with its own handle and stream, run GEMMs of
  *    their own shapes concurrently; each result matches the real cuBLAS's. */
@@ -56,7 +56,10 @@ static void count(int ok, const char *what)
 
 static void test_capture(void)
 {
-    static const job_t jobs[2] = {{CUDA_R_32F, 1000, 768, 640}, {CUDA_R_16BF, 1024, 512, 768}};
+    /* fp32 (SIMT), bf16 (pingpong), and a decode shape (bf16, 16 tokens: the
+     * skinny kernel, whose split-K reduction must be bitwise reproducible) */
+    static const job_t jobs[3] = {{CUDA_R_32F, 1000, 768, 640}, {CUDA_R_16BF, 1024, 512, 768},
+                                  {CUDA_R_16BF, 4096, 16, 4096}};
     cublasHandle_t h;
     cudaStream_t s;
     CUBLAS_OK(cublasCreate(&h));
@@ -66,9 +69,9 @@ static void test_capture(void)
     void *ws;
     CUDA_OK(cudaMalloc(&ws, 32 << 20));
     CUBLAS_OK(cublasSetWorkspace(h, ws, 32 << 20));
-    void *A[2], *B[2], *Cd[2], *Cg[2];
-    size_t nc[2];
-    for (int i = 0; i < 2; ++i) {
+    void *A[3], *B[3], *Cd[3], *Cg[3];
+    size_t nc[3];
+    for (int i = 0; i < 3; ++i) {
         const job_t *j = &jobs[i];
         A[i] = dev_random((size_t)j->k * j->m, j->t);
         B[i] = dev_random((size_t)j->k * j->n, j->t);
@@ -82,19 +85,21 @@ static void test_capture(void)
     cudaGraph_t g;
     cudaGraphExec_t ge;
     CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < 3; ++i)
         CUBLAS_OK(gemm((gemmex_fn)cublasGemmEx, h, &jobs[i], A[i], B[i], Cg[i]));
     CUDA_OK(cudaStreamEndCapture(s, &g));
     CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
     for (int rep = 0; rep < 3; ++rep)
         CUDA_OK(cudaGraphLaunch(ge, s));
     CUDA_OK(cudaStreamSynchronize(s));
-    for (int i = 0; i < 2; ++i) {
+    static const char *what[3] = {"graph replay of the fp32 GEMM differs from the direct call",
+                                  "graph replay of the bf16 GEMM differs from the direct call",
+                                  "graph replay of the decode GEMM differs from the direct call"};
+    for (int i = 0; i < 3; ++i) {
         void *hd = malloc(nc[i]), *hg = malloc(nc[i]);
         CUDA_OK(cudaMemcpy(hd, Cd[i], nc[i], cudaMemcpyDeviceToHost));
         CUDA_OK(cudaMemcpy(hg, Cg[i], nc[i], cudaMemcpyDeviceToHost));
-        count(!memcmp(hd, hg, nc[i]), i ? "graph replay of bf16 GEMM differs from the direct call"
-                                         : "graph replay of fp32 GEMM differs from the direct call");
+        count(!memcmp(hd, hg, nc[i]), what[i]);
         free(hd);
         free(hg);
         cudaFree(A[i]); cudaFree(B[i]); cudaFree(Cd[i]); cudaFree(Cg[i]);
