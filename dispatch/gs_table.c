@@ -53,9 +53,12 @@ double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const
         if (e->route != route || e->config != config || e->cc != cc || e->a_type != p->a_type ||
             e->layout[0] != layout[0] || e->layout[1] != layout[1])
             continue;
-        double dmn = fabs(log(mn / e->mn)), dk = fabs(log(k / e->k));
-        if (k < 1 || dmn > log(MN_SPAN) || dk > log(K_SPAN))
+        /* the span test by multiplication; logarithms only for the few
+         * entries inside it (this runs for every candidate of every call) */
+        if (k < 1 || mn * MN_SPAN < e->mn || mn > e->mn * MN_SPAN || k * K_SPAN < e->k ||
+            k > e->k * K_SPAN)
             continue;
+        double dmn = fabs(log(mn / e->mn)), dk = fabs(log(k / e->k));
         if (dmn + dk < best_dist) {
             best_dist = dmn + dk;
             best = e->ratio;
