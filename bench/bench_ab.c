@@ -67,8 +67,6 @@ static void build(const char *suite)
     }
 }
 
-static size_t esize(cudaDataType t) { return t == CUDA_R_32F ? 4 : 2; }
-
 /* Random operands: a pool of fresh random values per element type, copied
  * into each buffer from a random offset (filling gigabytes element by element
  * on the host would cost more device-lease time than the timing itself). */
@@ -78,14 +76,10 @@ static void *pool_for(cudaDataType t)
     static void *pools[3];
     int slot = t == CUDA_R_32F ? 0 : t == CUDA_R_16BF ? 1 : 2;
     if (!pools[slot]) {
-        pools[slot] = malloc((size_t)POOL_ELEMS * 2 * esize(t));
+        pools[slot] = malloc((size_t)POOL_ELEMS * 2 * gu_esize(t));
         for (size_t i = 0; i < (size_t)POOL_ELEMS * 2; ++i) {
             float v = (float)gu_uniform();
-            if (t == CUDA_R_32F)
-                ((float *)pools[slot])[i] = v;
-            else
-                ((uint16_t *)pools[slot])[i] =
-                    t == CUDA_R_16BF ? gu_f32_to_bf16(v) : gu_f32_to_f16(v);
+            gu_put(pools[slot], i, t, v);
         }
     }
     return pools[slot];
@@ -94,7 +88,7 @@ static void *pool_for(cudaDataType t)
 static void fill_device(void *d, size_t n, cudaDataType t)
 {
     const char *pool = pool_for(t);
-    size_t es = esize(t);
+    size_t es = gu_esize(t);
     for (size_t done = 0; done < n;) {
         size_t chunk = n - done < POOL_ELEMS ? n - done : POOL_ELEMS;
         size_t from = (size_t)gu_int(0, POOL_ELEMS - 1);
@@ -104,13 +98,6 @@ static void fill_device(void *d, size_t n, cudaDataType t)
     }
 }
 
-static double to_double(const void *p, size_t i, cudaDataType t)
-{
-    if (t == CUDA_R_32F)
-        return ((const float *)p)[i];
-    uint16_t h = ((const uint16_t *)p)[i];
-    return t == CUDA_R_16BF ? gu_bf16_to_f32(h) : gu_f16_to_f32(h);
-}
 
 static int cmp_float(const void *a, const void *b)
 {
@@ -235,31 +222,25 @@ int main(int argc, char **argv)
     for (int si = 0; si < n_shapes; ++si) {
         const shape_t *s = &shapes[si];
         size_t na = (size_t)s->m * s->k, nb = (size_t)s->k * s->n, nc = (size_t)s->m * s->n;
-        size_t set_bytes = (na + nb) * esize(s->ab) + nc * esize(s->c);
+        size_t set_bytes = (na + nb) * gu_esize(s->ab) + nc * gu_esize(s->c);
         sets_t b;
         b.count = (int)((3.0 * l2) / set_bytes) + 1;
         b.count = b.count < 2 ? 2 : b.count > 32 ? 32 : b.count;
         for (int i = 0; i < b.count; ++i) {
-            CUDA_OK(cudaMalloc(&b.A[i], na * esize(s->ab)));
-            CUDA_OK(cudaMalloc(&b.B[i], nb * esize(s->ab)));
-            CUDA_OK(cudaMalloc(&b.C[i], nc * esize(s->c)));
+            CUDA_OK(cudaMalloc(&b.A[i], na * gu_esize(s->ab)));
+            CUDA_OK(cudaMalloc(&b.B[i], nb * gu_esize(s->ab)));
+            CUDA_OK(cudaMalloc(&b.C[i], nc * gu_esize(s->c)));
             fill_device(b.A[i], na, s->ab);
             fill_device(b.B[i], nb, s->ab);
         }
         /* correctness of the A side against cuBLAS on set 0 */
-        void *h1 = malloc(nc * esize(s->c)), *h2 = malloc(nc * esize(s->c));
-        CUDA_OK(cudaMemset(b.C[0], 0xff, nc * esize(s->c))); /* NaN: unwritten shows */
+        void *h1 = malloc(nc * gu_esize(s->c)), *h2 = malloc(nc * gu_esize(s->c));
+        CUDA_OK(cudaMemset(b.C[0], 0xff, nc * gu_esize(s->c))); /* NaN: unwritten shows */
         call(ours, h, s, b.A[0], b.B[0], b.C[0]);
-        CUDA_OK(cudaMemcpy(h1, b.C[0], nc * esize(s->c), cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaMemcpy(h1, b.C[0], nc * gu_esize(s->c), cudaMemcpyDeviceToHost));
         call(real, h, s, b.A[0], b.B[0], b.C[0]);
-        CUDA_OK(cudaMemcpy(h2, b.C[0], nc * esize(s->c), cudaMemcpyDeviceToHost));
-        double num = 0, den = 0;
-        for (size_t i = 0; i < nc; ++i) {
-            double x = to_double(h1, i, s->c), r = to_double(h2, i, s->c);
-            num += x == x ? (x - r) * (x - r) : INFINITY;
-            den += r * r;
-        }
-        double rel = den > 0 ? sqrt(num / den) : sqrt(num);
+        CUDA_OK(cudaMemcpy(h2, b.C[0], nc * gu_esize(s->c), cudaMemcpyDeviceToHost));
+        double rel = gu_rel_diff(h1, h2, nc, s->c);
         free(h1);
         free(h2);
         /* iterations per sample: about 2 ms of work, at least one pass over the sets */

@@ -41,27 +41,6 @@ static const job_t jobs[] = {
      CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH, 1e-2},
 };
 
-static size_t esize(cudaDataType t) { return t == CUDA_R_32F ? 4 : 2; }
-
-static double to_double(const void *p, size_t i, cudaDataType t)
-{
-    if (t == CUDA_R_32F)
-        return ((const float *)p)[i];
-    uint16_t h = ((const uint16_t *)p)[i];
-    return t == CUDA_R_16BF ? gu_bf16_to_f32(h) : gu_f16_to_f32(h);
-}
-
-static void fill(void *p, size_t n, cudaDataType t)
-{
-    for (size_t i = 0; i < n; ++i) {
-        float v = (float)gu_uniform();
-        if (t == CUDA_R_32F)
-            ((float *)p)[i] = v;
-        else
-            ((uint16_t *)p)[i] = t == CUDA_R_16BF ? gu_f32_to_bf16(v) : gu_f32_to_f16(v);
-    }
-}
-
 static cublasStatus_t run(gemmex_fn ex, gemmex_sb_fn sb, cublasHandle_t h, const job_t *j,
                           const void *A, const void *B, void *C, long long sa, long long sb_,
                           long long sc)
@@ -94,33 +73,28 @@ int main(void)
         long long sa = (long long)j->m * j->k, sb = (long long)j->k * j->n,
                   sc = (long long)j->m * j->n;
         size_t na = sa * j->batch, nb = sb * j->batch, nc = sc * j->batch;
-        void *hA = malloc(na * esize(j->ab)), *hB = malloc(nb * esize(j->ab)),
-             *h1 = malloc(nc * esize(j->c)), *h2 = malloc(nc * esize(j->c));
-        fill(hA, na, j->ab);
-        fill(hB, nb, j->ab);
+        void *hA = malloc(na * gu_esize(j->ab)), *hB = malloc(nb * gu_esize(j->ab)),
+             *h1 = malloc(nc * gu_esize(j->c)), *h2 = malloc(nc * gu_esize(j->c));
+        gu_fill_random(hA, na, j->ab);
+        gu_fill_random(hB, nb, j->ab);
         void *A, *B, *C;
-        CUDA_OK(cudaMalloc(&A, na * esize(j->ab)));
-        CUDA_OK(cudaMalloc(&B, nb * esize(j->ab)));
-        CUDA_OK(cudaMalloc(&C, nc * esize(j->c)));
-        CUDA_OK(cudaMemcpy(A, hA, na * esize(j->ab), cudaMemcpyHostToDevice));
-        CUDA_OK(cudaMemcpy(B, hB, nb * esize(j->ab), cudaMemcpyHostToDevice));
-        CUDA_OK(cudaMemset(C, 0xff, nc * esize(j->c))); /* NaN: beta == 0 must not read it */
+        CUDA_OK(cudaMalloc(&A, na * gu_esize(j->ab)));
+        CUDA_OK(cudaMalloc(&B, nb * gu_esize(j->ab)));
+        CUDA_OK(cudaMalloc(&C, nc * gu_esize(j->c)));
+        CUDA_OK(cudaMemcpy(A, hA, na * gu_esize(j->ab), cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemcpy(B, hB, nb * gu_esize(j->ab), cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemset(C, 0xff, nc * gu_esize(j->c))); /* NaN: beta == 0 must not read it */
         cublasStatus_t st = run(ours, ours_sb, h, j, A, B, C, sa, sb, sc);
         CUDA_OK(cudaDeviceSynchronize());
-        CUDA_OK(cudaMemcpy(h1, C, nc * esize(j->c), cudaMemcpyDeviceToHost));
-        double num = 0, den = 0;
+        CUDA_OK(cudaMemcpy(h1, C, nc * gu_esize(j->c), cudaMemcpyDeviceToHost));
+        double diff = 0.0;
         if (shim) {
-            CUDA_OK(cudaMemset(C, 0xff, nc * esize(j->c)));
+            CUDA_OK(cudaMemset(C, 0xff, nc * gu_esize(j->c)));
             CUBLAS_OK(run(real, real_sb, h, j, A, B, C, sa, sb, sc));
             CUDA_OK(cudaDeviceSynchronize());
-            CUDA_OK(cudaMemcpy(h2, C, nc * esize(j->c), cudaMemcpyDeviceToHost));
-            for (size_t i = 0; i < nc; ++i) {
-                double x = to_double(h1, i, j->c), r = to_double(h2, i, j->c);
-                num += x == x ? (x - r) * (x - r) : INFINITY;
-                den += r * r;
-            }
+            CUDA_OK(cudaMemcpy(h2, C, nc * gu_esize(j->c), cudaMemcpyDeviceToHost));
+            diff = gu_rel_diff(h1, h2, nc, j->c);
         }
-        double diff = den > 0 ? sqrt(num / den) : 0.0;
         int ok = st == CUBLAS_STATUS_SUCCESS && diff <= j->tol;
         failed += !ok;
         printf("  %-22s m=%-5d n=%-5d k=%-5d batch=%d  status=%d  rel. diff vs cuBLAS %.2e  %s\n",

@@ -143,6 +143,57 @@ static inline uint16_t gu_f32_to_f16(float f)
     return (uint16_t)(sign | ((uint32_t)(e + 14) << 10) | (mant & 0x3ff));
 }
 
+/* ---- host buffers of fp32, bf16 or fp16 elements ---- */
+static inline size_t gu_esize(cudaDataType t) { return t == CUDA_R_32F ? 4 : 2; }
+
+static inline double gu_get(const void *p, size_t i, cudaDataType t)
+{
+    if (t == CUDA_R_32F)
+        return ((const float *)p)[i];
+    uint16_t h = ((const uint16_t *)p)[i];
+    return t == CUDA_R_16BF ? gu_bf16_to_f32(h) : gu_f16_to_f32(h);
+}
+
+static inline void gu_put(void *p, size_t i, cudaDataType t, float v)
+{
+    if (t == CUDA_R_32F)
+        ((float *)p)[i] = v;
+    else
+        ((uint16_t *)p)[i] = t == CUDA_R_16BF ? gu_f32_to_bf16(v) : gu_f32_to_f16(v);
+}
+
+/* n fresh uniform values in [-1, 1), rounded to t */
+static inline void gu_fill_random(void *p, size_t n, cudaDataType t)
+{
+    for (size_t i = 0; i < n; ++i)
+        gu_put(p, i, t, (float)gu_uniform());
+}
+
+/* ||x - ref|| / ||ref|| over n contiguous elements of type t (absolute when
+ * ref is all zero); a NaN in x gives INFINITY. */
+static inline double gu_rel_diff(const void *x, const void *ref, size_t n, cudaDataType t)
+{
+    double num = 0.0, den = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        double a = gu_get(x, i, t), r = gu_get(ref, i, t);
+        if (a != a)
+            return INFINITY;
+        num += (a - r) * (a - r);
+        den += r * r;
+    }
+    return den > 0.0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* GEMMSHIM_SWEEP_MAX_DIM: small shapes only (e.g. under compute-sanitizer) */
+static inline void gu_cap_dims(int64_t *m, int64_t *n, int64_t *k, int64_t max_dim)
+{
+    if (!max_dim)
+        return;
+    *m = *m > max_dim ? max_dim : *m;
+    *n = *n > max_dim ? max_dim : *n;
+    *k = *k > max_dim ? max_dim : *k;
+}
+
 /* ---- host reference: C = alpha*op(A)*op(B) + beta*C in fp64, column-major ---- */
 #include <cblas.h>
 static inline void gu_ref_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,

@@ -14,20 +14,12 @@ typedef struct job {
     int m, n, k;
 } job_t;
 
-static size_t esize(cudaDataType t) { return t == CUDA_R_32F ? 4 : 2; }
-
 static void *dev_random(size_t n, cudaDataType t)
 {
-    void *h = malloc(n * esize(t)), *d;
-    for (size_t i = 0; i < n; ++i) {
-        float v = (float)gu_uniform();
-        if (t == CUDA_R_32F)
-            ((float *)h)[i] = v;
-        else
-            ((uint16_t *)h)[i] = gu_f32_to_bf16(v);
-    }
-    CUDA_OK(cudaMalloc(&d, n * esize(t)));
-    CUDA_OK(cudaMemcpy(d, h, n * esize(t), cudaMemcpyHostToDevice));
+    void *h = malloc(n * gu_esize(t)), *d;
+    gu_fill_random(h, n, t);
+    CUDA_OK(cudaMalloc(&d, n * gu_esize(t)));
+    CUDA_OK(cudaMemcpy(d, h, n * gu_esize(t), cudaMemcpyHostToDevice));
     free(h);
     return d;
 }
@@ -75,7 +67,7 @@ static void test_capture(void)
         const job_t *j = &jobs[i];
         A[i] = dev_random((size_t)j->k * j->m, j->t);
         B[i] = dev_random((size_t)j->k * j->n, j->t);
-        nc[i] = (size_t)j->m * j->n * esize(j->t);
+        nc[i] = (size_t)j->m * j->n * gu_esize(j->t);
         CUDA_OK(cudaMalloc(&Cd[i], nc[i]));
         CUDA_OK(cudaMalloc(&Cg[i], nc[i]));
         CUDA_OK(cudaMemset(Cg[i], 0xff, nc[i]));
@@ -123,7 +115,7 @@ static void *worker(void *arg)
     gemmex_fn real = (gemmex_fn)gu_real_cublas_sym("cublasGemmEx");
     void *A = dev_random((size_t)j.k * j.m, j.t), *B = dev_random((size_t)j.k * j.n, j.t), *C1,
          *C2;
-    size_t nc = (size_t)j.m * j.n * esize(j.t);
+    size_t nc = (size_t)j.m * j.n * gu_esize(j.t);
     CUDA_OK(cudaMalloc(&C1, nc));
     CUDA_OK(cudaMalloc(&C2, nc));
     int ok = 1;
@@ -135,14 +127,7 @@ static void *worker(void *arg)
     void *h1 = malloc(nc), *h2 = malloc(nc);
     CUDA_OK(cudaMemcpy(h1, C1, nc, cudaMemcpyDeviceToHost));
     CUDA_OK(cudaMemcpy(h2, C2, nc, cudaMemcpyDeviceToHost));
-    double num = 0, den = 0;
-    for (size_t i = 0; i < nc / esize(j.t); ++i) {
-        double x = j.t == CUDA_R_32F ? ((float *)h1)[i] : gu_bf16_to_f32(((uint16_t *)h1)[i]);
-        double r = j.t == CUDA_R_32F ? ((float *)h2)[i] : gu_bf16_to_f32(((uint16_t *)h2)[i]);
-        num += x == x ? (x - r) * (x - r) : INFINITY;
-        den += r * r;
-    }
-    double rel = sqrt(num / den);
+    double rel = gu_rel_diff(h1, h2, nc / gu_esize(j.t), j.t);
     char what[128];
     snprintf(what, sizeof what, "thread %d: status %s, rel. diff vs cuBLAS %.3g", id,
              ok ? "ok" : "BAD", rel);

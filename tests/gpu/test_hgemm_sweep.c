@@ -39,24 +39,6 @@ static int64_t pick_dim(void)
     }
 }
 
-static size_t esize(cudaDataType t) { return t == CUDA_R_32F ? 4 : 2; }
-
-static double get(const void *p, size_t i, cudaDataType t)
-{
-    if (t == CUDA_R_32F)
-        return ((const float *)p)[i];
-    uint16_t h = ((const uint16_t *)p)[i];
-    return t == CUDA_R_16BF ? gu_bf16_to_f32(h) : gu_f16_to_f32(h);
-}
-
-static void put(void *p, size_t i, cudaDataType t, float v)
-{
-    if (t == CUDA_R_32F)
-        ((float *)p)[i] = v;
-    else
-        ((uint16_t *)p)[i] = t == CUDA_R_16BF ? gu_f32_to_bf16(v) : gu_f32_to_f16(v);
-}
-
 /* padding sentinel: a fixed bit pattern of the element's width */
 static int is_pad(const void *p, size_t i, cudaDataType t)
 {
@@ -103,11 +85,7 @@ int main(void)
         int batched = gu_int(0, 3) == 0;
         int64_t m = pick_dim(), n = pick_dim(), k = pick_dim();
         int64_t batch = batched ? gu_int(1, 4) : 1;
-        if (max_dim) { /* small shapes, e.g. under compute-sanitizer */
-            m = m > max_dim ? max_dim : m;
-            n = n > max_dim ? max_dim : n;
-            k = k > max_dim ? max_dim : k;
-        }
+        gu_cap_dims(&m, &n, &k, max_dim);
         while ((double)m * n * k * batch > MAX_MNK) { /* keep the fp64 reference affordable */
             int64_t *big = m >= n && m >= k ? &m : n >= k ? &n : &k;
             *big = *big / 2 + 1;
@@ -136,18 +114,18 @@ int main(void)
 
         size_t na = sa * (batch - 1) + lda * ca, nb = sb * (batch - 1) + ldb * cb,
                nc = sc * (batch - 1) + ldc * n;
-        void *hA = malloc(na * esize(ab)), *hB = malloc(nb * esize(ab)),
-             *hC = malloc(nc * esize(ct)), *ours = malloc(nc * esize(ct)),
-             *theirs = malloc(nc * esize(ct));
+        void *hA = malloc(na * gu_esize(ab)), *hB = malloc(nb * gu_esize(ab)),
+             *hC = malloc(nc * gu_esize(ct)), *ours = malloc(nc * gu_esize(ct)),
+             *theirs = malloc(nc * gu_esize(ct));
         double *dA = malloc(sizeof(double) * na), *dB = malloc(sizeof(double) * nb),
                *ref = malloc(sizeof(double) * ldc * n), *x = malloc(sizeof(double) * ldc * n);
         for (size_t i = 0; i < na; ++i) {
-            put(hA, i, ab, (float)gu_uniform());
-            dA[i] = get(hA, i, ab);
+            gu_put(hA, i, ab, (float)gu_uniform());
+            dA[i] = gu_get(hA, i, ab);
         }
         for (size_t i = 0; i < nb; ++i) {
-            put(hB, i, ab, (float)gu_uniform());
-            dB[i] = get(hB, i, ab);
+            gu_put(hB, i, ab, (float)gu_uniform());
+            dB[i] = gu_get(hB, i, ab);
         }
         for (size_t i = 0; i < nc; ++i) {
             if (beta == 0.f && ct == CUDA_R_32F)
@@ -155,18 +133,18 @@ int main(void)
             else if (beta == 0.f)
                 ((uint16_t *)hC)[i] = 0x7fff; /* NaN in both 16-bit formats */
             else
-                put(hC, i, ct, (float)gu_uniform());
+                gu_put(hC, i, ct, (float)gu_uniform());
         }
         for (int64_t b = 0; b < batch; ++b)
             for (int64_t j = 0; j < n; ++j)
                 for (int64_t i = m; i < ldc; ++i)
                     set_pad(hC, b * sc + i + j * ldc, ct);
         void *A, *B, *C;
-        CUDA_OK(cudaMalloc(&A, na * esize(ab)));
-        CUDA_OK(cudaMalloc(&B, nb * esize(ab)));
-        CUDA_OK(cudaMalloc(&C, nc * esize(ct)));
-        CUDA_OK(cudaMemcpy(A, hA, na * esize(ab), cudaMemcpyHostToDevice));
-        CUDA_OK(cudaMemcpy(B, hB, nb * esize(ab), cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMalloc(&A, na * gu_esize(ab)));
+        CUDA_OK(cudaMalloc(&B, nb * gu_esize(ab)));
+        CUDA_OK(cudaMalloc(&C, nc * gu_esize(ct)));
+        CUDA_OK(cudaMemcpy(A, hA, na * gu_esize(ab), cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemcpy(B, hB, nb * gu_esize(ab), cudaMemcpyHostToDevice));
         const float *pa = &alpha, *pb = &beta;
         if (dev_mode) {
             float s[2] = {alpha, beta};
@@ -180,7 +158,7 @@ int main(void)
         cublasStatus_t st[2];
         void *outs[2] = {ours, theirs};
         for (int side = 0; side < 2; ++side) {
-            CUDA_OK(cudaMemcpy(C, hC, nc * esize(ct), cudaMemcpyHostToDevice));
+            CUDA_OK(cudaMemcpy(C, hC, nc * gu_esize(ct), cudaMemcpyHostToDevice));
             if (!batched)
                 st[side] = (side ? real : (gemmex_fn)cublasGemmEx)(
                     h, ta, tb, (int)m, (int)n, (int)k, pa, A, ab, (int)lda, B, ab, (int)ldb, pb,
@@ -190,18 +168,18 @@ int main(void)
                     h, ta, tb, (int)m, (int)n, (int)k, pa, A, ab, (int)lda, sa, B, ab, (int)ldb,
                     sb, pb, C, ct, (int)ldc, sc, (int)batch, compute, CUBLAS_GEMM_DEFAULT);
             CUDA_OK(cudaDeviceSynchronize());
-            CUDA_OK(cudaMemcpy(outs[side], C, nc * esize(ct), cudaMemcpyDeviceToHost));
+            CUDA_OK(cudaMemcpy(outs[side], C, nc * gu_esize(ct), cudaMemcpyDeviceToHost));
         }
         double e_ours = 0, e_cublas = 0;
         int pad_ok = 1;
         for (int64_t b = 0; b < batch; ++b) {
             for (int64_t j = 0; j < n; ++j)
                 for (int64_t i = 0; i < m; ++i)
-                    ref[i + j * ldc] = beta == 0.f ? 0.0 : get(hC, b * sc + i + j * ldc, ct);
+                    ref[i + j * ldc] = beta == 0.f ? 0.0 : gu_get(hC, b * sc + i + j * ldc, ct);
             gu_ref_gemm(tA, tB, m, n, k, alpha, dA + b * sa, lda, dB + b * sb, ldb, beta, ref, ldc);
             for (int side = 0; side < 2; ++side) {
                 for (int64_t i = 0; i < ldc * n; ++i)
-                    x[i] = get(outs[side], b * sc + i, ct);
+                    x[i] = gu_get(outs[side], b * sc + i, ct);
                 double e = gu_rel_err(ref, ldc, x, ldc, m, n);
                 if (side == 0)
                     e_ours = e > e_ours ? e : e_ours;

@@ -66,11 +66,7 @@ int main(void)
         int64_t m = pick_dim(big), n = pick_dim(big), k = pick_dim(big);
         if (gu_int(0, 19) == 0)
             k = 0;
-        if (max_dim) { /* small shapes, e.g. under compute-sanitizer */
-            m = m > max_dim ? max_dim : m;
-            n = n > max_dim ? max_dim : n;
-            k = k > max_dim ? max_dim : k;
-        }
+        gu_cap_dims(&m, &n, &k, max_dim);
         cublasOperation_t ta = ops[gu_int(0, 2)], tb = ops[gu_int(0, 2)];
         int tA = ta != CUBLAS_OP_N, tB = tb != CUBLAS_OP_N;
         int64_t ra = tA ? k : m, ca = tA ? m : k, rb = tB ? n : k, cb = tB ? k : n;
