@@ -9,7 +9,7 @@
  * Each shape's result is also compared with cuBLAS's (relative Frobenius
  * difference) and the route that served it is read from the shim's log.
  *
- * usage: bench_ab [--suite sgemm|pingpong|prefill|decode|all] [--csv FILE] [--rounds N] */
+ * usage: bench_ab [--suite sgemm|pingpong|prefill|decode|deepk|all] [--csv FILE] [--rounds N] */
 #include "../tests/gpu/gpu_util.h"
 
 
@@ -53,10 +53,21 @@ static void build(const char *suite)
     if (all || !strcmp(suite, "decode")) {
         /* nn.Linear in LLM decode: TN, m = out features, n = tokens */
         static const int dm[4] = {4096, 6144, 28672, 4096}, dk[4] = {4096, 4096, 4096, 14336},
-                         dn[5] = {1, 8, 16, 32, 64};
+                         dn[7] = {1, 8, 16, 32, 64, 128, 256};
         for (int a = 0; a < 4; ++a)
-            for (int b = 0; b < 5; ++b)
+            for (int b = 0; b < 7; ++b)
                 add("decode", CUDA_R_16BF, CUDA_R_16BF, "TN", dm[a], dn[b], dk[a]);
+    }
+    if (all || !strcmp(suite, "deepk")) {
+        /* few output tiles, long K: split-K territory (issue 4's targets) */
+        for (int l = 0; l < 4; ++l) {
+            add("deepk", CUDA_R_16BF, CUDA_R_16BF, layouts[l], 256, 256, 65536);
+            add("deepk", CUDA_R_16BF, CUDA_R_16BF, layouts[l], 1024, 1024, 32768);
+            add("deepk", CUDA_R_16BF, CUDA_R_32F, layouts[l], 256, 256, 65536);
+            add("deepk-f32", CUDA_R_32F, CUDA_R_32F, layouts[l], 512, 512, 32768);
+        }
+        add("deepk", CUDA_R_16BF, CUDA_R_16BF, "TN", 512, 512, 131072);
+        add("deepk-f32", CUDA_R_32F, CUDA_R_32F, "NN", 256, 256, 131072);
     }
     if (all || !strcmp(suite, "prefill")) {
         static const int ms[3] = {4096, 6144, 28672}, ns[2] = {2048, 8192}, ks[2] = {4096, 14336};
@@ -169,7 +180,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
             rounds = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [--suite sgemm|pingpong|prefill|decode|all] [--csv FILE] "
+            fprintf(stderr, "usage: %s [--suite sgemm|pingpong|prefill|decode|deepk|all] [--csv FILE] "
                             "[--rounds N]\n", argv[0]);
             return 2;
         }

@@ -77,6 +77,20 @@ typedef struct gs_problem {
     int scalars_on_device;   /* CUBLAS_POINTER_MODE_DEVICE */
 
     void *stream;            /* cudaStream_t the handle is bound to */
+
+    /* cublasLtMatmul's BIAS epilogue: when bias != NULL, after alpha and
+     * beta, C_b(i, j) += bias[i] for every column j and batch b (one vector
+     * of m elements of bias_type, shared by all batches), then C is rounded
+     * to c_type. NULL for every other entry point. A kernel whose
+     * can_implement does not take a bias returns 0 for such problems. */
+    const void *bias;
+    gs_dtype_t bias_type;    /* F32, F16 or BF16 */
+
+    /* Scratch device memory for this call's stream, set by the shim just
+     * before *_run when the family's *_workspace_bytes asked for some (see
+     * kernels/gs_kernels.h for its contract); NULL / 0 otherwise. */
+    void *workspace;
+    size_t workspace_size;
 } gs_problem_t;
 
 /* Bytes of one element of t (0 for GS_DT_OTHER). */

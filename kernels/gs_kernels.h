@@ -12,6 +12,20 @@
  *                          the call to cuBLAS. Never synchronizes, never
  *                          allocates device memory, never changes the current
  *                          device.
+ *   *_workspace_bytes(p, d) bytes of scratch *_run needs for p (0: none).
+ *                          Pure host code. The shim then hands the stream's
+ *                          workspace in p->workspace / p->workspace_size, or
+ *                          forwards the call when it cannot (cap exceeded,
+ *                          first use inside graph capture).
+ *
+ * Workspace contract (shim/gs_workspace.c): one buffer per (device, stream),
+ * reused by consecutive calls on that stream, so kernels on one stream never
+ * share it concurrently; 256-byte aligned. Its first GS_WS_FLAG_BYTES are
+ * semaphores/counters: zero when allocated, and every kernel that uses them
+ * leaves them zero when it completes (so a captured graph replays, and the
+ * next call finds them clean without a memset launch). Partial results live
+ * after them, from byte GS_WS_FLAG_BYTES on; their content is undefined
+ * between calls. *_workspace_bytes counts the flag bytes too.
  */
 #ifndef GS_KERNELS_H
 #define GS_KERNELS_H
@@ -22,10 +36,13 @@
 extern "C" {
 #endif
 
+enum { GS_WS_FLAG_BYTES = 64 * 1024 }; /* 16384 32-bit counters */
+
 /* ---- warp-tiled SIMT SGEMM (kernels/sgemm_simt.cu) ---- */
 int gs_sgemm_simt_can_implement(const gs_problem_t *p, const gs_device_t *d);
 int gs_sgemm_simt_run(const gs_problem_t *p, const gs_device_t *d);
 const char *gs_sgemm_simt_name(const gs_problem_t *p); /* tile shape in it */
+size_t gs_sgemm_simt_workspace_bytes(const gs_problem_t *p, const gs_device_t *d);
 
 /* ---- Hopper warp-specialized pingpong bf16/fp16 (kernels/pingpong_sm90.cu) ---- */
 typedef enum gs_pingpong_config {
@@ -38,6 +55,8 @@ int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_t *d,
 int gs_pingpong_run(const gs_problem_t *p, const gs_device_t *d,
                     gs_pingpong_config_t cfg);
 const char *gs_pingpong_name(gs_pingpong_config_t cfg);
+size_t gs_pingpong_workspace_bytes(const gs_problem_t *p, const gs_device_t *d,
+                                   gs_pingpong_config_t cfg);
 
 /* ---- verify mode's comparison (kernels/verify_compare.cu) ---- */
 /* Enqueue on p->stream: out[0..2] (device memory) = sum (ours-ref)^2,
@@ -60,6 +79,7 @@ enum { GS_SKINNY_N_MAX = 64 };
 int gs_skinny_can_implement(const gs_problem_t *p, const gs_device_t *d);
 int gs_skinny_run(const gs_problem_t *p, const gs_device_t *d);
 const char *gs_skinny_name(const gs_problem_t *p); /* n bucket and split in it */
+size_t gs_skinny_workspace_bytes(const gs_problem_t *p, const gs_device_t *d);
 
 #ifdef __cplusplus
 }

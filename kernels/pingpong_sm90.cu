@@ -759,6 +759,8 @@ extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_
 {
     if (!p || !d || (cfg != GS_PINGPONG_128x128x64 && cfg != GS_PINGPONG_COOP_256x128x64))
         return 0;
+    if (p->bias) /* bias epilogue not implemented (yet) */
+        return 0;
     if (!d->present || d->cc_major != 9 || d->cc_minor != 0 || d->sm_count < 1)
         return 0;
     if (p->entry == GS_EP_GEMMEX_BATCHED) /* A/B/C are pointer arrays there */
@@ -822,4 +824,13 @@ extern "C" const char *gs_pingpong_name(gs_pingpong_config_t cfg)
     case GS_PINGPONG_COOP_256x128x64: return "pingpong_coop_256x128x64";
     default: return "pingpong_unknown";
     }
+}
+
+extern "C" size_t gs_pingpong_workspace_bytes(const gs_problem_t *p, const gs_device_t *d,
+                                              gs_pingpong_config_t cfg)
+{
+    (void)p;
+    (void)d;
+    (void)cfg;
+    return 0; /* no split through the workspace (yet) */
 }

@@ -650,6 +650,8 @@ extern "C" int gs_sgemm_simt_can_implement(const gs_problem_t *p, const gs_devic
 {
     if (!p || !d || !d->present || d->cc_major < 8)
         return 0;
+    if (p->bias) /* bias epilogue not implemented (yet) */
+        return 0;
     if (p->a_type != GS_DT_F32 || p->b_type != GS_DT_F32 || p->c_type != GS_DT_F32 ||
         p->scalar_type != GS_DT_F32)
         return 0;
@@ -716,4 +718,11 @@ extern "C" const char *gs_sgemm_simt_name(const gs_problem_t *p)
     case CFG_128x64x8: return "sgemm_warptile_128x64x8";
     default: return "sgemm_warptile_64x64x8";
     }
+}
+
+extern "C" size_t gs_sgemm_simt_workspace_bytes(const gs_problem_t *p, const gs_device_t *d)
+{
+    (void)p;
+    (void)d;
+    return 0; /* no split through the workspace (yet) */
 }

@@ -554,6 +554,8 @@ extern "C" int gs_skinny_can_implement(const gs_problem_t *p, const gs_device_t 
 {
     if (!p || !d || !d->present || d->cc_major < 8)
         return 0;
+    if (p->bias) /* bias epilogue not implemented (yet) */
+        return 0;
     if (!is_16bit(p->a_type) || p->b_type != p->a_type ||
         (p->c_type != p->a_type && p->c_type != GS_DT_F32) || p->scalar_type != GS_DT_F32)
         return 0;
@@ -610,4 +612,11 @@ extern "C" const char *gs_skinny_name(const gs_problem_t *p)
     snprintf(name, sizeof name, "skinny_tn_%s%s_n%d_m%d_ck%d", in_names[p->a_type == GS_DT_F16],
              p->c_type == GS_DT_F32 ? "_f32out" : "", n_max[nb], block_m_of(nb), cluster);
     return name;
+}
+
+extern "C" size_t gs_skinny_workspace_bytes(const gs_problem_t *p, const gs_device_t *d)
+{
+    (void)p;
+    (void)d;
+    return 0; /* no split through the workspace (yet) */
 }
