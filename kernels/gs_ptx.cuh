@@ -89,6 +89,38 @@ __device__ __forceinline__ uint4 ld_global_nc_na_l2_256_v4(const void *p)
 }
 
 /* ---------------------------------------------------------------------------
+ * sm_70+: gpu-scope counters between CTAs (split-K tile semaphores in the
+ * workspace). The writer publishes with a release reduction after a CTA
+ * barrier (cumulativity carries the other threads' stores, ordered before it
+ * by the barrier); the reader spins with acquire loads, then a CTA barrier.
+ * ------------------------------------------------------------------------- */
+
+__device__ __forceinline__ void red_add_release_gpu(int *addr, int v)
+{
+    asm volatile("red.release.gpu.global.add.s32 [%0], %1;\n" :: "l"(addr), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ int atom_add_relaxed_gpu(int *addr, int v)
+{
+    int old;
+    asm volatile("atom.relaxed.gpu.global.add.s32 %0, [%1], %2;\n"
+                 : "=r"(old) : "l"(addr), "r"(v) : "memory");
+    return old;
+}
+
+__device__ __forceinline__ int ld_acquire_gpu(const int *addr)
+{
+    int v;
+    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(v) : "l"(addr) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void st_relaxed_gpu(int *addr, int v)
+{
+    asm volatile("st.relaxed.gpu.global.s32 [%0], %1;\n" :: "l"(addr), "r"(v) : "memory");
+}
+
+/* ---------------------------------------------------------------------------
  * Hopper (sm_90a): mbarrier, TMA, WGMMA, stmatrix, setmaxnreg
  * (kernels/pingpong_sm90.cu; guarded so SIMT files compile for sm_80)
  * ------------------------------------------------------------------------- */

@@ -189,7 +189,15 @@ enum Role { PRODUCER = 0, CONSUMER0 = 1, CONSUMER1 = 2 };
 enum NamedBarrier {
     BAR_MATH_TURN0 = 1,
     BAR_MATH_TURN1 = 2,
+    /* SPLIT_c (split-K): the threads that hold one unit's accumulators
+     * (pingpong: consumer c's 128; cooperative: both consumers' 256 on
+     * SPLIT0) meet around the tile semaphore. */
+    BAR_SPLIT0 = 3,
+    BAR_SPLIT1 = 4,
 };
+
+/* Bias vector element type (Params::bias_kind). */
+enum BiasKind { BIAS_NONE = 0, BIAS_F32 = 1, BIAS_F16 = 2, BIAS_BF16 = 3 };
 
 struct Params {
     int m, n, k;
@@ -205,7 +213,52 @@ struct Params {
     int m_ragged;
     void *c;
     long long ldc, stride_c; /* elements */
+    /* cublasLt BIAS epilogue: C(i, j) += bias[i] after alpha/beta. */
+    const void *bias;
+    int bias_kind; /* BiasKind */
+    /* Split-K (kernel instantiations with SPLIT only): `splits` units per
+     * tile, unit w = split * total_tiles + tile, split s covering k-blocks
+     * [s * k_blocks / splits, (s + 1) * k_blocks / splits). One unit per CTA
+     * (the grid is total_units, co-resident: cooperative launch). */
+    int splits;
+    int total_units;
+    int *counters;   /* workspace: one semaphore per tile, zero between calls */
+    float *partials; /* workspace + GS_WS_FLAG_BYTES: [tile][split][BLOCK_N][BLOCK_M] fp32 */
 };
+
+/* Which tile a unit of work is and its k-block range. Without split-K a unit
+ * is a whole tile. */
+struct Unit {
+    int t, s, kb0, kb1;
+};
+
+template <bool SPLIT>
+__device__ __forceinline__ Unit unit_of(const Params &p, int w)
+{
+    Unit u;
+    if (SPLIT) {
+        u.s = w / p.total_tiles;
+        u.t = w - u.s * p.total_tiles;
+        u.kb0 = (int)((long long)u.s * p.k_blocks / p.splits);
+        u.kb1 = (int)((long long)(u.s + 1) * p.k_blocks / p.splits);
+    } else {
+        u.t = w;
+        u.s = 0;
+        u.kb0 = 0;
+        u.kb1 = p.k_blocks;
+    }
+    return u;
+}
+
+__device__ __forceinline__ float load_bias(const Params &p, int i)
+{
+    switch (p.bias_kind) {
+    case BIAS_F32: return static_cast<const float *>(p.bias)[i];
+    case BIAS_F16: return __half2float(static_cast<const __half *>(p.bias)[i]);
+    case BIAS_BF16: return __bfloat162float(static_cast<const __nv_bfloat16 *>(p.bias)[i]);
+    default: return 0.0f;
+    }
+}
 
 /* Ring position `it` counts k-blocks issued by this CTA across its tiles. */
 template <int STAGES>
@@ -381,6 +434,12 @@ __device__ __forceinline__ void store_m_block(float *acc, const Params &p, const
                     v0 = fmaf(beta, cv.x, v0);
                     v1 = fmaf(beta, cv.y, v1);
                 }
+                if (p.bias_kind != BIAS_NONE) {
+                    /* Columns past m (ragged last tile) are never stored. */
+                    const int gm = gm0 + 8 * jl + 2 * (lane % 4);
+                    v0 += gm < p.m ? load_bias(p, gm) : 0.0f;
+                    v1 += gm + 1 < p.m ? load_bias(p, gm + 1) : 0.0f;
+                }
             }
         }
         /* The writes below overwrite C values other lanes read above. */
@@ -433,11 +492,157 @@ __device__ __forceinline__ void store_m_block(float *acc, const Params &p, const
 }
 
 /* ---------------------------------------------------------------------------
+ * Split-K epilogue (deterministic). Every unit of a tile stores its fp32
+ * partial tile in its own workspace slot, then arrives on the tile's
+ * semaphore and waits until all `splits` units of the tile have arrived
+ * (they are all resident: one unit per CTA, cooperative launch). Then unit s
+ * reduces the s-th slice of the tile: each element is the sum of slots
+ * 0, 1, ..., splits-1 in that order, whatever the arrival order, so results
+ * are bitwise reproducible; alpha, beta and the bias are applied once, by the
+ * slice's owner, and C is read only when beta != 0.
+ * Why every unit reduces a slice rather than the last to arrive reducing the
+ * whole tile: at 256x256x65536 a tile has 33 units, and one SM reading
+ * 33 x 64 KB out of L2 would take longer than the whole main loop.
+ * The semaphore counts to 2 * splits (arrival, then "past the wait"); the
+ * unit that brings it there resets it to zero for the next call.
+ * ------------------------------------------------------------------------- */
+template <typename TOut>
+__device__ __forceinline__ void store_vec4(TOut *dst, const float (&v)[4], int valid)
+{
+    if (valid >= 4) {
+        if constexpr (sizeof(TOut) == 4) {
+            *reinterpret_cast<float4 *>(dst) = make_float4(v[0], v[1], v[2], v[3]);
+        } else {
+            uint2 u;
+            u.x = pack2(v[0], v[1], (TOut *)nullptr);
+            u.y = pack2(v[2], v[3], (TOut *)nullptr);
+            *reinterpret_cast<uint2 *>(dst) = u;
+        }
+    } else {
+        for (int q = 0; q < valid; ++q) {
+            if constexpr (sizeof(TOut) == 4)
+                dst[q] = v[q];
+            else
+                dst[q] = TOut(v[q]);
+        }
+    }
+}
+
+template <typename TOut>
+__device__ __forceinline__ void load_vec4(const TOut *src, float (&v)[4], int valid)
+{
+    if (valid >= 4) {
+        if constexpr (sizeof(TOut) == 4) {
+            const float4 x = *reinterpret_cast<const float4 *>(src);
+            v[0] = x.x; v[1] = x.y; v[2] = x.z; v[3] = x.w;
+        } else {
+            const uint2 u = *reinterpret_cast<const uint2 *>(src);
+            const float2 a = unpack2(u.x, (TOut *)nullptr), b = unpack2(u.y, (TOut *)nullptr);
+            v[0] = a.x; v[1] = a.y; v[2] = b.x; v[3] = b.y;
+        }
+    } else {
+        for (int q = 0; q < 4; ++q)
+            v[q] = q < valid ? (float)src[q] : 0.0f;
+    }
+}
+
+template <typename Cfg, typename TOut>
+__device__ __forceinline__ void split_epilogue(float (&acc)[Cfg::HALVES_PER_CONSUMER][Cfg::ACC],
+                                               const Params &p, const Unit &u, const TileCoord &tc,
+                                               int c, int wg_tid, float alpha, float beta)
+{
+    constexpr bool COOP = Cfg::COOPERATIVE;
+    constexpr int BM = Cfg::BLOCK_M;
+    constexpr int TILE_ELEMS = BM * BLOCK_N;
+    constexpr int TILE_VECS = TILE_ELEMS / 4;
+    constexpr int THREADS = (COOP ? NUM_CONSUMERS : 1) * WARPGROUP_THREADS;
+    constexpr int HPC = Cfg::HALVES_PER_CONSUMER;
+    const int tid = COOP ? c * WARPGROUP_THREADS + wg_tid : wg_tid;
+    const uint32_t bar = COOP ? BAR_SPLIT0 : BAR_SPLIT0 + c;
+    const int warp = wg_tid / 32, lane = wg_tid % 32;
+    const int S = p.splits;
+
+    /* 1. This unit's partial tile, [n][m] with m contiguous: a thread's
+     * accumulator pairs are adjacent m, four lanes fill a 32-byte sector. */
+    float *tile_slots = p.partials + (size_t)u.t * S * TILE_ELEMS;
+    float *slot = tile_slots + (size_t)u.s * TILE_ELEMS;
+#pragma unroll
+    for (int h = 0; h < HPC; ++h) {
+        const int nl0 = (COOP ? c : h) * WGMMA_M + warp * 16 + lane / 4;
+#pragma unroll
+        for (int j = 0; j < Cfg::ACC / 4; ++j)
+#pragma unroll
+            for (int q = 0; q < 2; ++q)
+                *reinterpret_cast<float2 *>(slot + (size_t)(nl0 + 8 * q) * BM + 8 * j + 2 * (lane % 4)) =
+                    make_float2(acc[h][4 * j + 2 * q], acc[h][4 * j + 2 * q + 1]);
+    }
+
+    /* 2. Arrive; wait for the tile's other units. */
+    named_barrier_sync(bar, THREADS);
+    int *sem = p.counters + u.t;
+    if (tid == 0) {
+        red_add_release_gpu(sem, 1);
+        while (ld_acquire_gpu(sem) < S) {
+        }
+        if (atom_add_relaxed_gpu(sem, 1) == 2 * S - 1)
+            st_relaxed_gpu(sem, 0); /* every unit is past its wait */
+    }
+    named_barrier_sync(bar, THREADS);
+
+    /* 3. Reduce slice s of the tile in slot order, then alpha, beta, bias. */
+    const int v0 = (int)((long long)u.s * TILE_VECS / S);
+    const int v1 = (int)((long long)(u.s + 1) * TILE_VECS / S);
+    TOut *cb = static_cast<TOut *>(p.c) + (long long)tc.b * p.stride_c;
+    for (int v = v0 + tid; v < v1; v += THREADS) {
+        const float4 *src = reinterpret_cast<const float4 *>(tile_slots) + v;
+        float4 sum = __ldcg(src);
+        /* Loads batched ahead of the (ordered) adds: each is an L2 round trip. */
+        constexpr int BATCH = 8;
+        for (int r0 = 1; r0 < S; r0 += BATCH) {
+            float4 x[BATCH];
+#pragma unroll
+            for (int r = 0; r < BATCH; ++r)
+                if (r0 + r < S)
+                    x[r] = __ldcg(src + (size_t)(r0 + r) * TILE_VECS);
+#pragma unroll
+            for (int r = 0; r < BATCH; ++r)
+                if (r0 + r < S) {
+                    sum.x += x[r].x;
+                    sum.y += x[r].y;
+                    sum.z += x[r].z;
+                    sum.w += x[r].w;
+                }
+        }
+        const int e = 4 * v;
+        const int gn = tc.n0 + e / BM, gm = tc.m0 + e % BM;
+        if (gn >= p.n || gm >= p.m)
+            continue;
+        const int valid = p.m - gm;
+        float out[4] = {sum.x * alpha, sum.y * alpha, sum.z * alpha, sum.w * alpha};
+        TOut *dst = cb + (long long)gn * p.ldc + gm;
+        if (beta != 0.0f) {
+            float cv[4];
+            load_vec4<TOut>(dst, cv, valid);
+#pragma unroll
+            for (int q = 0; q < 4; ++q)
+                out[q] = fmaf(beta, cv[q], out[q]);
+        }
+        if (p.bias_kind != BIAS_NONE) {
+#pragma unroll
+            for (int q = 0; q < 4; ++q)
+                out[q] += q < valid ? load_bias(p, gm + q) : 0.0f;
+        }
+        store_vec4<TOut>(dst, out, valid);
+    }
+}
+
+/* ---------------------------------------------------------------------------
  * The kernel. Cfg: a TileConfig; TIn: bf16/fp16 operands; TOut: bf16/fp16/
  * float output; P_KMAJOR: op(B)^T is K-major (trans_b == N); Q_KMAJOR:
- * op(A)^T is K-major (trans_a == T).
+ * op(A)^T is K-major (trans_a == T); SPLIT: split-K units and the reducing
+ * epilogue (a separate instantiation, so the unsplit kernel is unchanged).
  * ------------------------------------------------------------------------- */
-template <typename Cfg, typename TIn, typename TOut, bool P_KMAJOR, bool Q_KMAJOR>
+template <typename Cfg, typename TIn, typename TOut, bool P_KMAJOR, bool Q_KMAJOR, bool SPLIT>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
 pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUtensorMap tmap_q,
               const __grid_constant__ CUtensorMap tmap_c, const Params p)
@@ -471,9 +676,11 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
         setmaxnreg_dec<PRODUCER_REGS>();
         if (wg_tid == 0) {
             uint32_t it = 0;
-            for (int t = blockIdx.x; t < p.total_tiles; t += gridDim.x) {
-                const TileCoord tc = tile_coord<Cfg>(p, t);
-                for (int kb = 0; kb < p.k_blocks; ++kb, ++it) {
+            const int units = SPLIT ? p.total_units : p.total_tiles;
+            for (int w = blockIdx.x; w < units; w += gridDim.x) {
+                const Unit u = unit_of<SPLIT>(p, w);
+                const TileCoord tc = tile_coord<Cfg>(p, u.t);
+                for (int kb = u.kb0; kb < u.kb1; ++kb, ++it) {
                     const int s = ring_stage<STAGES>(it);
                     /* First lap: waiting on the parity before phase 0 returns at once. */
                     mbarrier_wait_parity(&ss.empty[s], ring_phase<STAGES>(it) ^ 1u);
@@ -514,15 +721,27 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
         /* Pingpong: local tile i (the CTA's i-th tile) belongs to consumer
          * i % 2. Cooperative: both consumers take every tile. */
         constexpr int TILE_STRIDE = COOP ? 1 : NUM_CONSUMERS;
+        const int units = SPLIT ? p.total_units : p.total_tiles;
         int i = COOP ? 0 : c;
-        for (int t = blockIdx.x + i * gridDim.x; t < p.total_tiles;
-             t += TILE_STRIDE * gridDim.x, i += TILE_STRIDE) {
+        for (int w = blockIdx.x + i * gridDim.x; w < units;
+             w += TILE_STRIDE * gridDim.x, i += TILE_STRIDE) {
+            const Unit u = unit_of<SPLIT>(p, w);
+            const int t = u.t;
+            /* Ring position of this unit's first k-block: the k-blocks of the
+             * CTA's earlier units (all of k_blocks each without a split). */
             uint32_t it = (uint32_t)i * (uint32_t)p.k_blocks;
+            if (SPLIT) {
+                it = 0;
+                for (int j = 0; j < i; ++j) {
+                    const Unit e = unit_of<SPLIT>(p, blockIdx.x + j * gridDim.x);
+                    it += (uint32_t)(e.kb1 - e.kb0);
+                }
+            }
 
             /* ---- mainloop (pingpong: in turn with the other consumer) ---- */
             if (!COOP && i > 0)
                 named_barrier_sync(BAR_MATH_TURN0 + c, 2 * WARPGROUP_THREADS);
-            for (int kb = 0; kb < p.k_blocks; ++kb, ++it) {
+            for (int kb = u.kb0; kb < u.kb1; ++kb, ++it) {
                 const int s = ring_stage<STAGES>(it);
                 mbarrier_wait_parity(&ss.full[s], ring_phase<STAGES>(it));
                 const uint32_t p_addr = smem_u32(ss.stage[s].p);
@@ -535,14 +754,14 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
                     for (int h = 0; h < HPC; ++h) {
                         const uint64_t da = operand_desc<P_KMAJOR>(p_addr, COOP ? c : h, ks);
                         Mma<TIn, Cfg::WGMMA_N>::template run<P_KMAJOR ? 0 : 1, Q_KMAJOR ? 0 : 1>(
-                            acc[h], da, db, (kb > 0 || ks > 0) ? 1 : 0);
+                            acc[h], da, db, (kb > u.kb0 || ks > 0) ? 1 : 0);
                     }
                 }
                 wgmma_commit_group();
                 /* Keep this k-block's wgmmas in flight; the previous one has
                  * finished reading its stage, which goes back to the producer. */
                 wgmma_wait_group<1>();
-                if (kb > 0 && lane == 0)
+                if (kb > u.kb0 && lane == 0)
                     mbarrier_arrive(&ss.empty[ring_stage<STAGES>(it - 1)]);
             }
             wgmma_wait_group<0>();
@@ -553,7 +772,7 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
                     wgmma_fence_operand(acc[h][r]);
             if (lane == 0)
                 mbarrier_arrive(&ss.empty[ring_stage<STAGES>(it - 1)]);
-            if (!COOP && t + (int)gridDim.x < p.total_tiles) /* the other consumer has local tile i+1 */
+            if (!COOP && w + (int)gridDim.x < units) /* the other consumer has local tile i+1 */
                 named_barrier_arrive(BAR_MATH_TURN0 + (c ^ 1), 2 * WARPGROUP_THREADS);
 
             /* ---- epilogue, per warp (pingpong: overlaps the other consumer's mainloop) ---- */
@@ -561,12 +780,16 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
             /* Recomputed here rather than kept live across the mainloop:
              * the accumulators leave few registers spare. */
             const TileCoord tc = tile_coord<Cfg>(p, t);
-            const bool direct = p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m;
+            if constexpr (SPLIT) {
+                split_epilogue<Cfg, TOut>(acc, p, u, tc, c, wg_tid, alpha, beta);
+            } else {
+                const bool direct = p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m;
 #pragma unroll
-            for (int h = 0; h < HPC; ++h) {
-                const int row0 = tc.n0 + (COOP ? c : h) * WGMMA_M + warp * EPI_ROWS;
-                store_m_block<Cfg, TOut>(acc[h], p, tc, row0, &tmap_c, ss.c_sub[cw], &ss.c_full[cw],
-                                         epi, alpha, beta, direct);
+                for (int h = 0; h < HPC; ++h) {
+                    const int row0 = tc.n0 + (COOP ? c : h) * WGMMA_M + warp * EPI_ROWS;
+                    store_m_block<Cfg, TOut>(acc[h], p, tc, row0, &tmap_c, ss.c_sub[cw],
+                                             &ss.c_full[cw], epi, alpha, beta, direct);
+                }
             }
         }
         /* Shared memory must outlive the reads of the last stores. */
@@ -625,12 +848,49 @@ CUtensorMapDataType tmap_dtype(gs_dtype_t t)
     }
 }
 
-template <typename Cfg, typename TIn, typename TOut, bool P_KMAJOR, bool Q_KMAJOR>
-int launch(const gs_problem_t *pr, const gs_device_t *d)
+/* ---- split-K policy ----
+ * Split only when the output tiles leave at least half the SMs idle and K
+ * is long: then `splits` units per tile, as many as fill the SMs once
+ * (tiles * splits <= sm_count, so every unit has its own resident CTA and
+ * the tile semaphores cannot deadlock), each at least SPLIT_MIN_KBLOCKS
+ * k-blocks long (the partial store, the wait and the slice reduction cost
+ * about as much as a few k-blocks). */
+constexpr int SPLIT_MIN_KBLOCKS = 8;
+constexpr int SPLIT_MAX = 128;
+
+struct SplitPlan {
+    int splits;      /* 1: no split */
+    int tiles;
+    size_t ws_bytes; /* 0 without a split */
+};
+
+SplitPlan plan_split(const gs_problem_t *p, const gs_device_t *d, int block_m)
+{
+    SplitPlan sp = {1, 0, 0};
+    const int64_t tiles = ((p->m + block_m - 1) / block_m) * ((p->n + BLOCK_N - 1) / BLOCK_N) * p->batch;
+    const int64_t kb = (p->k + BLOCK_K - 1) / BLOCK_K;
+    sp.tiles = (int)(tiles < INT32_MAX ? tiles : INT32_MAX);
+    if (d->sm_count < 2 || tiles * 2 > d->sm_count || kb < 2 * SPLIT_MIN_KBLOCKS)
+        return sp;
+    int64_t s = d->sm_count / tiles;
+    if (s > kb / SPLIT_MIN_KBLOCKS)
+        s = kb / SPLIT_MIN_KBLOCKS;
+    if (s > SPLIT_MAX)
+        s = SPLIT_MAX;
+    if (s < 2 || tiles > (int64_t)(GS_WS_FLAG_BYTES / sizeof(int)))
+        return sp;
+    sp.splits = (int)s;
+    sp.ws_bytes = (size_t)GS_WS_FLAG_BYTES
+                  + (size_t)tiles * (size_t)s * (size_t)block_m * BLOCK_N * sizeof(float);
+    return sp;
+}
+
+template <typename Cfg, typename TIn, typename TOut, bool P_KMAJOR, bool Q_KMAJOR, bool SPLIT>
+int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
 {
     constexpr int OUT_BYTES = (int)sizeof(TOut);
     constexpr int SMEM = smem_bytes<Cfg>();
-    auto kernel = pingpong_sm90<Cfg, TIn, TOut, P_KMAJOR, Q_KMAJOR>;
+    auto kernel = pingpong_sm90<Cfg, TIn, TOut, P_KMAJOR, Q_KMAJOR, SPLIT>;
 
     /* Raise the dynamic smem limit once per device and instantiation (a bit
      * per ordinal; a racing second call is harmless). */
@@ -693,27 +953,61 @@ int launch(const gs_problem_t *pr, const gs_device_t *d)
     prm.c = pr->C;
     prm.ldc = pr->ldc;
     prm.stride_c = pr->stride_c;
+    prm.bias = pr->bias;
+    prm.bias_kind = !pr->bias ? BIAS_NONE
+                    : pr->bias_type == GS_DT_F32 ? BIAS_F32
+                    : pr->bias_type == GS_DT_F16 ? BIAS_F16 : BIAS_BF16;
+    prm.splits = SPLIT ? sp.splits : 1;
+    prm.total_units = prm.total_tiles * prm.splits;
+    prm.counters = SPLIT ? static_cast<int *>(pr->workspace) : nullptr;
+    prm.partials = SPLIT ? reinterpret_cast<float *>(static_cast<uint8_t *>(pr->workspace)
+                                                     + GS_WS_FLAG_BYTES)
+                         : nullptr;
 
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)(prm.total_tiles < d->sm_count ? prm.total_tiles : d->sm_count));
     cfg.blockDim = dim3(NUM_THREADS);
     cfg.dynamicSmemBytes = SMEM;
     cfg.stream = static_cast<cudaStream_t>(pr->stream);
+    cudaLaunchAttribute attr[1];
+    if (SPLIT) {
+        /* One CTA per unit, all resident at once: units wait on each other
+         * (tile semaphores), which a cooperative launch makes safe; it fails
+         * (and the call falls back) rather than run a grid that cannot fit. */
+        cfg.gridDim = dim3((unsigned)prm.total_units);
+        attr[0].id = cudaLaunchAttributeCooperative;
+        attr[0].val.cooperative = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+    }
     cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, tp, tq, tc, prm);
     if (e != cudaSuccess)
         (void)cudaGetLastError();
     return (int)e;
 }
 
-template <typename Cfg, typename TIn, typename TOut>
-int launch_layout(const gs_problem_t *p, const gs_device_t *d)
+template <typename Cfg, typename TIn, typename TOut, bool SPLIT>
+int launch_split(const gs_problem_t *p, const gs_device_t *d, const SplitPlan &sp)
 {
     const bool p_kmajor = p->trans_b == GS_OP_N;
     const bool q_kmajor = p->trans_a == GS_OP_T;
-    if (p_kmajor && q_kmajor) return launch<Cfg, TIn, TOut, true, true>(p, d);
-    if (p_kmajor) return launch<Cfg, TIn, TOut, true, false>(p, d);
-    if (q_kmajor) return launch<Cfg, TIn, TOut, false, true>(p, d);
-    return launch<Cfg, TIn, TOut, false, false>(p, d);
+    if (p_kmajor && q_kmajor) return launch<Cfg, TIn, TOut, true, true, SPLIT>(p, d, sp);
+    if (p_kmajor) return launch<Cfg, TIn, TOut, true, false, SPLIT>(p, d, sp);
+    if (q_kmajor) return launch<Cfg, TIn, TOut, false, true, SPLIT>(p, d, sp);
+    return launch<Cfg, TIn, TOut, false, false, SPLIT>(p, d, sp);
+}
+
+template <typename Cfg, typename TIn, typename TOut>
+int launch_layout(const gs_problem_t *p, const gs_device_t *d)
+{
+    const SplitPlan sp = plan_split(p, d, Cfg::BLOCK_M);
+    if (sp.splits > 1) {
+        /* Enqueue nothing without the workspace: the caller falls back. */
+        if (!p->workspace || p->workspace_size < sp.ws_bytes || ((uintptr_t)p->workspace & 15u))
+            return (int)cudaErrorInvalidValue;
+        return launch_split<Cfg, TIn, TOut, true>(p, d, sp);
+    }
+    return launch_split<Cfg, TIn, TOut, false>(p, d, sp);
 }
 
 template <typename Cfg>
@@ -759,8 +1053,12 @@ extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_
 {
     if (!p || !d || (cfg != GS_PINGPONG_128x128x64 && cfg != GS_PINGPONG_COOP_256x128x64))
         return 0;
-    if (p->bias) /* bias epilogue not implemented (yet) */
-        return 0;
+    if (p->bias) { /* cublasLt BIAS epilogue: one element per row of C */
+        const size_t bes = gs_dtype_size(p->bias_type);
+        if ((p->bias_type != GS_DT_F32 && p->bias_type != GS_DT_F16 && p->bias_type != GS_DT_BF16)
+            || ((uintptr_t)p->bias % bes) != 0)
+            return 0;
+    }
     if (!d->present || d->cc_major != 9 || d->cc_minor != 0 || d->sm_count < 1)
         return 0;
     if (p->entry == GS_EP_GEMMEX_BATCHED) /* A/B/C are pointer arrays there */
@@ -826,11 +1124,12 @@ extern "C" const char *gs_pingpong_name(gs_pingpong_config_t cfg)
     }
 }
 
+/* Split-K shapes (few output tiles, long K; see plan_split): the tile
+ * semaphores plus one fp32 partial tile per unit. 0 for every other shape. */
 extern "C" size_t gs_pingpong_workspace_bytes(const gs_problem_t *p, const gs_device_t *d,
                                               gs_pingpong_config_t cfg)
 {
-    (void)p;
-    (void)d;
-    (void)cfg;
-    return 0; /* no split through the workspace (yet) */
+    if (!gs_pingpong_can_implement(p, d, cfg))
+        return 0;
+    return plan_split(p, d, block_m_of(cfg)).ws_bytes;
 }
