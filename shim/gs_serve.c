@@ -11,6 +11,7 @@
 #include "gs_state.h"
 #include "gs_timing.h"
 #include "gs_verify.h"
+#include "gs_workspace.h"
 
 #include <cuda_runtime_api.h>
 #include <pthread.h>
@@ -142,6 +143,19 @@ static int run_route(const gs_problem_t *p, const gs_device_t *d, const gs_decis
     }
 }
 
+/* Scratch bytes the chosen route's kernel asks for p (split-K partials). */
+static size_t route_workspace_bytes(const gs_problem_t *p, const gs_device_t *d,
+                                    const gs_decision_t *dec)
+{
+    switch (dec->route) {
+    case GS_ROUTE_SGEMM_SIMT: return gs_sgemm_simt_workspace_bytes(p, d);
+    case GS_ROUTE_PINGPONG:
+        return gs_pingpong_workspace_bytes(p, d, (gs_pingpong_config_t)dec->config);
+    case GS_ROUTE_SKINNY: return gs_skinny_workspace_bytes(p, d);
+    default: return 0;
+    }
+}
+
 gs_served_t gs_serve(const gs_call_t *c)
 {
     const gs_config_t *cfg = gs_cfg();
@@ -184,6 +198,13 @@ gs_served_t gs_serve(const gs_call_t *c)
     gs_decision_t dec = gs_dispatch(&p, &dev, &routing);
     if (dec.route == GS_ROUTE_FORWARD)
         return forward(&p, &dec, hs.stream);
+    size_t ws = route_workspace_bytes(&p, &dev, &dec);
+    if (ws && !cfg->test_device) {
+        char why[112];
+        if (gs_workspace_get(dev.ordinal, hs.stream, ws, &p.workspace, &p.workspace_size, why,
+                             sizeof why))
+            return forward_because(&p, why, hs.stream);
+    }
 
     const char *kernel = NULL;
     gs_verify_t verify;
