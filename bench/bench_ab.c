@@ -67,6 +67,7 @@ static void build(const char *suite)
             add("deepk-f32", CUDA_R_32F, CUDA_R_32F, layouts[l], 512, 512, 32768);
         }
         add("deepk", CUDA_R_16BF, CUDA_R_16BF, "TN", 512, 512, 131072);
+        add("deepk", CUDA_R_16BF, CUDA_R_32F, "TN", 512, 512, 131072);
         add("deepk-f32", CUDA_R_32F, CUDA_R_32F, "NN", 256, 256, 131072);
     }
     if (all || !strcmp(suite, "prefill")) {

@@ -188,6 +188,24 @@ __device__ __forceinline__ void tma_load_3d(void *smem_dst, const void *tmap, vo
                  : "memory");
 }
 
+/* Plain (non-tensor) bulk copy of `bytes` (a multiple of 16, both addresses
+ * 16-byte aligned) from global to shared memory, completing on an mbarrier. */
+__device__ __forceinline__ void bulk_load_g2s(void *smem_dst, const void *gmem_src, uint32_t bytes,
+                                              void *bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1], %2, [%3];\n"
+                 :: "r"(smem_u32(smem_dst)), "l"(gmem_src), "r"(bytes), "r"(smem_u32(bar))
+                 : "memory");
+}
+
+/* Orders this thread's earlier generic-proxy view of global memory (e.g. what
+ * an acquire made visible) before its later async-proxy (bulk copy) reads. */
+__device__ __forceinline__ void fence_proxy_async_global(void)
+{
+    asm volatile("fence.proxy.async.global;\n" ::: "memory");
+}
+
 /* Clipped store: elements of the box outside the tensor are not written. */
 __device__ __forceinline__ void tma_store_3d(const void *tmap, const void *smem_src,
                                              int32_t c0, int32_t c1, int32_t c2)

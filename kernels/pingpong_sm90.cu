@@ -168,6 +168,7 @@ struct SharedStorage {
     alignas(8) uint64_t full[STAGES];   /* TMA bytes landed: producer -> consumer */
     alignas(8) uint64_t empty[STAGES];  /* wgmma done reading: consumer -> producer */
     alignas(8) uint64_t c_full[CONSUMER_WARPS]; /* beta != 0: C sub-tile landed in c_sub */
+    alignas(8) uint64_t red_full; /* split-K: the slices to reduce landed in the stage ring */
 };
 
 template <typename Cfg>
@@ -195,6 +196,10 @@ enum NamedBarrier {
     BAR_SPLIT0 = 3,
     BAR_SPLIT1 = 4,
 };
+
+/* Split-K: most units per tile (each slot's slice of a reduction takes up to
+ * 16 bytes of rounding in the stage ring). */
+constexpr int SPLIT_MAX_SLOTS = 128;
 
 /* Bias vector element type (Params::bias_kind). */
 enum BiasKind { BIAS_NONE = 0, BIAS_F32 = 1, BIAS_F16 = 2, BIAS_BF16 = 3 };
@@ -385,7 +390,7 @@ struct EpiState {
  * per thread, wgmma m64nN layout: warp w holds rows 16w..16w+15; lane l holds
  * row l/4 (regs 4j, 4j+1) and row l/4 + 8 (regs 4j+2, 4j+3) at columns
  * 8j + 2(l%4) + {0,1}; rows are n, columns m). */
-template <typename Cfg, typename TOut>
+template <typename Cfg, typename TOut, bool BIAS>
 __device__ __forceinline__ void store_m_block(float *acc, const Params &p, const TileCoord &tc,
                                               int row0, const CUtensorMap *tmap_c,
                                               uint8_t (*bufs)[SUB_BYTES], uint64_t *c_full,
@@ -434,7 +439,7 @@ __device__ __forceinline__ void store_m_block(float *acc, const Params &p, const
                     v0 = fmaf(beta, cv.x, v0);
                     v1 = fmaf(beta, cv.y, v1);
                 }
-                if (p.bias_kind != BIAS_NONE) {
+                if (BIAS) {
                     /* Columns past m (ragged last tile) are never stored. */
                     const int gm = gm0 + 8 * jl + 2 * (lane % 4);
                     v0 += gm < p.m ? load_bias(p, gm) : 0.0f;
@@ -505,135 +510,137 @@ __device__ __forceinline__ void store_m_block(float *acc, const Params &p, const
  * 33 x 64 KB out of L2 would take longer than the whole main loop.
  * The semaphore counts to 2 * splits (arrival, then "past the wait"); the
  * unit that brings it there resets it to zero for the next call.
+ *
+ * Slot layout: "fragment order", float4 q = (h * ACC/4 + j) * THREADS + tid
+ * holds accumulators 4j..4j+3 of M block h of thread tid, so each store
+ * instruction of a warp writes 512 contiguous bytes (storing the tile in C's
+ * own [n][m] order took 3 us of a 29 us call at 256x256x65536: 8-byte pieces
+ * on 8 rows per instruction). The slice reduction copies its S pieces into
+ * the (then idle) stage ring with S bulk copies on one mbarrier, so all of
+ * them are in flight at once, and sums them from shared memory.
  * ------------------------------------------------------------------------- */
 template <typename TOut>
-__device__ __forceinline__ void store_vec4(TOut *dst, const float (&v)[4], int valid)
+__device__ __forceinline__ void store_pair(TOut *dst, float v0, float v1, bool both)
 {
-    if (valid >= 4) {
-        if constexpr (sizeof(TOut) == 4) {
-            *reinterpret_cast<float4 *>(dst) = make_float4(v[0], v[1], v[2], v[3]);
-        } else {
-            uint2 u;
-            u.x = pack2(v[0], v[1], (TOut *)nullptr);
-            u.y = pack2(v[2], v[3], (TOut *)nullptr);
-            *reinterpret_cast<uint2 *>(dst) = u;
-        }
+    if (both) {
+        if constexpr (sizeof(TOut) == 4)
+            *reinterpret_cast<float2 *>(dst) = make_float2(v0, v1);
+        else
+            *reinterpret_cast<uint32_t *>(dst) = pack2(v0, v1, (TOut *)nullptr);
     } else {
-        for (int q = 0; q < valid; ++q) {
-            if constexpr (sizeof(TOut) == 4)
-                dst[q] = v[q];
-            else
-                dst[q] = TOut(v[q]);
-        }
+        dst[0] = TOut(v0);
     }
 }
 
 template <typename TOut>
-__device__ __forceinline__ void load_vec4(const TOut *src, float (&v)[4], int valid)
+__device__ __forceinline__ float2 load_pair(const TOut *src, bool both)
 {
-    if (valid >= 4) {
-        if constexpr (sizeof(TOut) == 4) {
-            const float4 x = *reinterpret_cast<const float4 *>(src);
-            v[0] = x.x; v[1] = x.y; v[2] = x.z; v[3] = x.w;
-        } else {
-            const uint2 u = *reinterpret_cast<const uint2 *>(src);
-            const float2 a = unpack2(u.x, (TOut *)nullptr), b = unpack2(u.y, (TOut *)nullptr);
-            v[0] = a.x; v[1] = a.y; v[2] = b.x; v[3] = b.y;
-        }
-    } else {
-        for (int q = 0; q < 4; ++q)
-            v[q] = q < valid ? (float)src[q] : 0.0f;
+    if (both) {
+        if constexpr (sizeof(TOut) == 4)
+            return *reinterpret_cast<const float2 *>(src);
+        else
+            return unpack2(*reinterpret_cast<const uint32_t *>(src), (TOut *)nullptr);
     }
+    return make_float2((float)src[0], 0.0f);
 }
 
 template <typename Cfg, typename TOut>
 __device__ __forceinline__ void split_epilogue(float (&acc)[Cfg::HALVES_PER_CONSUMER][Cfg::ACC],
                                                const Params &p, const Unit &u, const TileCoord &tc,
-                                               int c, int wg_tid, float alpha, float beta)
+                                               int c, int wg_tid, float alpha, float beta,
+                                               uint8_t *ring, uint64_t *red_full, uint32_t &red_phase)
 {
     constexpr bool COOP = Cfg::COOPERATIVE;
-    constexpr int BM = Cfg::BLOCK_M;
-    constexpr int TILE_ELEMS = BM * BLOCK_N;
+    constexpr int TILE_ELEMS = Cfg::BLOCK_M * BLOCK_N;
     constexpr int TILE_VECS = TILE_ELEMS / 4;
     constexpr int THREADS = (COOP ? NUM_CONSUMERS : 1) * WARPGROUP_THREADS;
     constexpr int HPC = Cfg::HALVES_PER_CONSUMER;
+    constexpr int F4 = Cfg::ACC / 4; /* float4 per thread per M block */
+    static_assert(HPC * F4 * THREADS == TILE_VECS, "fragment order covers the tile");
+    static_assert(TILE_ELEMS * 4 + 16 * SPLIT_MAX_SLOTS <= Cfg::STAGES * (int)sizeof(typename SharedStorage<Cfg>::Stage),
+                  "the slices to reduce fit in the stage ring");
     const int tid = COOP ? c * WARPGROUP_THREADS + wg_tid : wg_tid;
     const uint32_t bar = COOP ? BAR_SPLIT0 : BAR_SPLIT0 + c;
-    const int warp = wg_tid / 32, lane = wg_tid % 32;
     const int S = p.splits;
 
-    /* 1. This unit's partial tile, [n][m] with m contiguous: a thread's
-     * accumulator pairs are adjacent m, four lanes fill a 32-byte sector. */
-    float *tile_slots = p.partials + (size_t)u.t * S * TILE_ELEMS;
-    float *slot = tile_slots + (size_t)u.s * TILE_ELEMS;
+    /* 1. This unit's partial tile, in fragment order. */
+    float4 *tile_slots = reinterpret_cast<float4 *>(p.partials) + (size_t)u.t * S * TILE_VECS;
+    float4 *slot = tile_slots + (size_t)u.s * TILE_VECS;
 #pragma unroll
-    for (int h = 0; h < HPC; ++h) {
-        const int nl0 = (COOP ? c : h) * WGMMA_M + warp * 16 + lane / 4;
+    for (int h = 0; h < HPC; ++h)
 #pragma unroll
-        for (int j = 0; j < Cfg::ACC / 4; ++j)
-#pragma unroll
-            for (int q = 0; q < 2; ++q)
-                *reinterpret_cast<float2 *>(slot + (size_t)(nl0 + 8 * q) * BM + 8 * j + 2 * (lane % 4)) =
-                    make_float2(acc[h][4 * j + 2 * q], acc[h][4 * j + 2 * q + 1]);
-    }
+        for (int j = 0; j < F4; ++j)
+            slot[(h * F4 + j) * THREADS + tid] =
+                make_float4(acc[h][4 * j], acc[h][4 * j + 1], acc[h][4 * j + 2], acc[h][4 * j + 3]);
 
-    /* 2. Arrive; wait for the tile's other units. */
+    /* 2. Arrive; wait for the tile's other units; fetch slice s of every slot. */
+    const int v0 = (int)((long long)u.s * TILE_VECS / S);
+    const int v1 = (int)((long long)(u.s + 1) * TILE_VECS / S);
+    const int slice_max = (TILE_VECS + S - 1) / S; /* float4 per slot in the ring */
     named_barrier_sync(bar, THREADS);
-    int *sem = p.counters + u.t;
     if (tid == 0) {
+        int *sem = p.counters + u.t;
         red_add_release_gpu(sem, 1);
         while (ld_acquire_gpu(sem) < S) {
         }
         if (atom_add_relaxed_gpu(sem, 1) == 2 * S - 1)
             st_relaxed_gpu(sem, 0); /* every unit is past its wait */
+        fence_proxy_async_global(); /* the other units' stores, now visible, to the bulk copies */
+        const uint32_t bytes = (uint32_t)(v1 - v0) * 16u;
+        mbarrier_arrive_expect_tx(red_full, bytes * (uint32_t)S);
+        for (int r = 0; r < S; ++r)
+            bulk_load_g2s(ring + (size_t)r * slice_max * 16, tile_slots + (size_t)r * TILE_VECS + v0,
+                          bytes, red_full);
     }
-    named_barrier_sync(bar, THREADS);
+    mbarrier_wait_parity(red_full, red_phase);
+    red_phase ^= 1u;
 
-    /* 3. Reduce slice s of the tile in slot order, then alpha, beta, bias. */
-    const int v0 = (int)((long long)u.s * TILE_VECS / S);
-    const int v1 = (int)((long long)(u.s + 1) * TILE_VECS / S);
+    /* 3. Sum in slot order; alpha, beta, bias; store. */
+    const float4 *buf = reinterpret_cast<const float4 *>(ring);
     TOut *cb = static_cast<TOut *>(p.c) + (long long)tc.b * p.stride_c;
     for (int v = v0 + tid; v < v1; v += THREADS) {
-        const float4 *src = reinterpret_cast<const float4 *>(tile_slots) + v;
-        float4 sum = __ldcg(src);
-        /* Loads batched ahead of the (ordered) adds: each is an L2 round trip. */
-        constexpr int BATCH = 8;
-        for (int r0 = 1; r0 < S; r0 += BATCH) {
-            float4 x[BATCH];
-#pragma unroll
-            for (int r = 0; r < BATCH; ++r)
-                if (r0 + r < S)
-                    x[r] = __ldcg(src + (size_t)(r0 + r) * TILE_VECS);
-#pragma unroll
-            for (int r = 0; r < BATCH; ++r)
-                if (r0 + r < S) {
-                    sum.x += x[r].x;
-                    sum.y += x[r].y;
-                    sum.z += x[r].z;
-                    sum.w += x[r].w;
-                }
+        float4 sum = buf[v - v0];
+        for (int r = 1; r < S; ++r) {
+            const float4 x = buf[(size_t)r * slice_max + (v - v0)];
+            sum.x += x.x;
+            sum.y += x.y;
+            sum.z += x.z;
+            sum.w += x.w;
         }
-        const int e = 4 * v;
-        const int gn = tc.n0 + e / BM, gm = tc.m0 + e % BM;
-        if (gn >= p.n || gm >= p.m)
+        /* Whose accumulators these are (the inverse of the fragment order). */
+        const int hj = v / THREADS, vt = v - hj * THREADS;
+        const int h = hj / F4, j = hj - h * F4;
+        const int vc = vt / WARPGROUP_THREADS, vw = (vt % WARPGROUP_THREADS) / 32, vl = vt % 32;
+        const int gn = tc.n0 + (COOP ? vc : h) * WGMMA_M + vw * 16 + vl / 4;
+        const int gm = tc.m0 + 8 * j + 2 * (vl % 4);
+        if (gm >= p.m)
             continue;
-        const int valid = p.m - gm;
-        float out[4] = {sum.x * alpha, sum.y * alpha, sum.z * alpha, sum.w * alpha};
-        TOut *dst = cb + (long long)gn * p.ldc + gm;
-        if (beta != 0.0f) {
-            float cv[4];
-            load_vec4<TOut>(dst, cv, valid);
-#pragma unroll
-            for (int q = 0; q < 4; ++q)
-                out[q] = fmaf(beta, cv[q], out[q]);
-        }
+        const bool both = gm + 1 < p.m;
+        float b0 = 0.0f, b1 = 0.0f;
         if (p.bias_kind != BIAS_NONE) {
-#pragma unroll
-            for (int q = 0; q < 4; ++q)
-                out[q] += q < valid ? load_bias(p, gm + q) : 0.0f;
+            b0 = load_bias(p, gm);
+            b1 = both ? load_bias(p, gm + 1) : 0.0f;
         }
-        store_vec4<TOut>(dst, out, valid);
+        const float vals[2][2] = {{sum.x, sum.y}, {sum.z, sum.w}}; /* rows gn, gn + 8 */
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+            const int n = gn + 8 * q;
+            if (n >= p.n)
+                continue;
+            TOut *dst = cb + (long long)n * p.ldc + gm;
+            float o0 = vals[q][0] * alpha, o1 = vals[q][1] * alpha;
+            if (beta != 0.0f) {
+                const float2 cv = load_pair<TOut>(dst, both);
+                o0 = fmaf(beta, cv.x, o0);
+                o1 = fmaf(beta, cv.y, o1);
+            }
+            store_pair<TOut>(dst, o0 + b0, o1 + b1, both);
+        }
     }
+    /* The ring is the producer's again only for a next unit, which split-K
+     * never gives a CTA (one unit per CTA); keep the slices' readers ahead of
+     * any later use regardless. */
+    named_barrier_sync(bar, THREADS);
 }
 
 /* ---------------------------------------------------------------------------
@@ -668,6 +675,7 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
         }
         for (int w = 0; w < CONSUMER_WARPS; ++w)
             mbarrier_init(&ss.c_full[w], 1);
+        mbarrier_init(&ss.red_full, 1);
         fence_mbarrier_init();
     }
     __syncthreads();
@@ -714,6 +722,7 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
         const float alpha = p.alpha_ptr ? *p.alpha_ptr : p.alpha;
         const float beta = p.beta_ptr ? *p.beta_ptr : p.beta;
         EpiState epi = {0u, 0u};
+        uint32_t red_phase = 0; /* split-K: red_full parity */
 
         constexpr int HPC = Cfg::HALVES_PER_CONSUMER;
         float acc[HPC][Cfg::ACC];
@@ -781,14 +790,22 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
              * the accumulators leave few registers spare. */
             const TileCoord tc = tile_coord<Cfg>(p, t);
             if constexpr (SPLIT) {
-                split_epilogue<Cfg, TOut>(acc, p, u, tc, c, wg_tid, alpha, beta);
+                split_epilogue<Cfg, TOut>(acc, p, u, tc, c, wg_tid, alpha, beta,
+                                          reinterpret_cast<uint8_t *>(&ss.stage[0]), &ss.red_full,
+                                          red_phase);
             } else {
                 const bool direct = p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m;
 #pragma unroll
                 for (int h = 0; h < HPC; ++h) {
                     const int row0 = tc.n0 + (COOP ? c : h) * WGMMA_M + warp * EPI_ROWS;
-                    store_m_block<Cfg, TOut>(acc[h], p, tc, row0, &tmap_c, ss.c_sub[cw],
-                                             &ss.c_full[cw], epi, alpha, beta, direct);
+                    /* Two copies of the epilogue: a bias test inside its
+                     * unrolled loops cost the unbiased epilogue ~20% at k = 64. */
+                    if (p.bias_kind == BIAS_NONE)
+                        store_m_block<Cfg, TOut, false>(acc[h], p, tc, row0, &tmap_c, ss.c_sub[cw],
+                                                        &ss.c_full[cw], epi, alpha, beta, direct);
+                    else
+                        store_m_block<Cfg, TOut, true>(acc[h], p, tc, row0, &tmap_c, ss.c_sub[cw],
+                                                       &ss.c_full[cw], epi, alpha, beta, direct);
                 }
             }
         }
@@ -856,7 +873,8 @@ CUtensorMapDataType tmap_dtype(gs_dtype_t t)
  * k-blocks long (the partial store, the wait and the slice reduction cost
  * about as much as a few k-blocks). */
 constexpr int SPLIT_MIN_KBLOCKS = 8;
-constexpr int SPLIT_MAX = 128;
+
+constexpr int SPLIT_MAX = SPLIT_MAX_SLOTS;
 
 struct SplitPlan {
     int splits;      /* 1: no split */
@@ -970,11 +988,11 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
     cfg.dynamicSmemBytes = SMEM;
     cfg.stream = static_cast<cudaStream_t>(pr->stream);
     cudaLaunchAttribute attr[1];
+    cfg.gridDim = SPLIT ? dim3((unsigned)prm.total_units) : cfg.gridDim;
     if (SPLIT) {
         /* One CTA per unit, all resident at once: units wait on each other
          * (tile semaphores), which a cooperative launch makes safe; it fails
          * (and the call falls back) rather than run a grid that cannot fit. */
-        cfg.gridDim = dim3((unsigned)prm.total_units);
         attr[0].id = cudaLaunchAttributeCooperative;
         attr[0].val.cooperative = 1;
         cfg.attrs = attr;

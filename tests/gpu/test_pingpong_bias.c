@@ -1,0 +1,286 @@
+/* The pingpong kernel called directly through its C launch API
+ * (kernels/gs_kernels.h; no shim, no cuBLAS), for what the cuBLAS entry
+ * points cannot reach:
+ *   - the cublasLt BIAS epilogue: C = alpha * op(A) op(B) + beta * C + bias[i]
+ *     (bias F32 / F16 / BF16, one element per row of C, shared by batches),
+ *     compared with an fp64 host reference;
+ *   - the split-K workspace contract: *_run returns non-zero and enqueues
+ *     nothing when the workspace is missing or too small; the counters
+ *     (first GS_WS_FLAG_BYTES) are zero again after the call; the same call
+ *     twice gives bitwise identical results; C's padding rows are untouched;
+ *     beta == 0 never reads C (NaN-filled).
+ * Every case runs on both configurations. GEMMSHIM_BIAS_SMALL=1: only the
+ * small shapes (for compute-sanitizer). */
+#include "gpu_util.h"
+#include "gs_kernels.h"
+
+#define PAD16 0x5a5au
+#define PAD32 0x5a5a5a5au
+
+typedef struct tcase {
+    int m, n, k, batch;
+    int ta, tb;      /* 1 = transposed */
+    cudaDataType ab, c;
+    gs_dtype_t bias; /* GS_DT_OTHER: no bias */
+    float alpha, beta;
+    int big;         /* skipped with GEMMSHIM_BIAS_SMALL=1 */
+} tcase_t;
+
+static const tcase_t cases[] = {
+    /* unsplit, ragged m (direct stores), bias f32 */
+    {300, 200, 512, 1, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_F32, 1.f, 0.f, 0},
+    /* unsplit, batched, beta != 0, bias bf16 */
+    {513, 129, 777, 3, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 2.f, 0},
+    /* unsplit, fp32 out, many tiles */
+    {2048, 512, 256, 1, 1, 0, CUDA_R_16F, CUDA_R_32F, GS_DT_F16, 2.f, 0.f, 0},
+    /* split: one tile */
+    {77, 45, 20000, 1, 0, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_F16, 1.f, 0.f, 0},
+    /* split: 24 tiles (128x128), beta != 0, fp32 out */
+    {1000, 300, 3000, 1, 1, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_F32, -0.5f, -1.5f, 0},
+    /* split, batched, no bias, m not a multiple of 4 */
+    {130, 70, 9000, 2, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_OTHER, 1.f, 0.5f, 0},
+    /* split, the deepk bench shape scaled down, bias bf16 */
+    {256, 256, 16384, 1, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_BF16, 1.f, 0.f, 1},
+    /* split to the limit: 128 units of one tile */
+    {128, 128, 131072, 1, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 1.f, 0.f, 1},
+};
+
+static double bias_at(const void *h, gs_dtype_t t, int i)
+{
+    if (t == GS_DT_F32)
+        return ((const float *)h)[i];
+    uint16_t v = ((const uint16_t *)h)[i];
+    return t == GS_DT_BF16 ? gu_bf16_to_f32(v) : gu_f16_to_f32(v);
+}
+
+int main(void)
+{
+    gpu_require_or_skip("test_pingpong_bias");
+    uint64_t seed = gu_seed_from_env();
+    gu_seed(seed);
+    const char *sm = getenv("GEMMSHIM_BIAS_SMALL");
+    int small = sm && !strcmp(sm, "1");
+    printf("test_pingpong_bias: GEMMSHIM_SEED=0x%llx\n", (unsigned long long)seed);
+    gs_device_t d;
+    if (gs_device_query(&d) || !d.present) {
+        printf("FAIL: gs_device_query\n");
+        return 1;
+    }
+    if (d.cc_major != 9 || d.cc_minor != 0) {
+        printf("SKIP: test_pingpong_bias: sm_%d%d is not sm_90\n", d.cc_major, d.cc_minor);
+        return GPU_SKIP;
+    }
+    cudaStream_t stream;
+    CUDA_OK(cudaStreamCreate(&stream));
+    int passed = 0, failed = 0;
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
+        const tcase_t *tc = &cases[ci];
+        if (small && tc->big)
+            continue;
+        int64_t m = tc->m, n = tc->n, k = tc->k, batch = tc->batch;
+        int64_t ra = tc->ta ? k : m, ca = tc->ta ? m : k, rb = tc->tb ? n : k, cb = tc->tb ? k : n;
+        int64_t lda = (ra + 7) / 8 * 8, ldb = (rb + 7) / 8 * 8 + 8, ldc = (m + 7) / 8 * 8 + 8;
+        int64_t sa = lda * ca, sb = ldb * cb, sc = ldc * n;
+        size_t na = sa * batch, nb = sb * batch, nc = sc * batch;
+        size_t ies = gu_esize(tc->ab), oes = gu_esize(tc->c);
+        void *hA = malloc(na * ies), *hB = malloc(nb * ies), *hC = malloc(nc * oes);
+        void *out[2] = {malloc(nc * oes), malloc(nc * oes)}, *after = malloc(nc * oes);
+        double *dA = malloc(na * sizeof(double)), *dB = malloc(nb * sizeof(double));
+        double *ref = malloc(sizeof(double) * ldc * n);
+        float hbias32[4096];
+        uint16_t hbias16[4096];
+        const void *hbias = tc->bias == GS_DT_F32 ? (const void *)hbias32 : (const void *)hbias16;
+        for (size_t i = 0; i < na; ++i) {
+            gu_put(hA, i, tc->ab, (float)gu_uniform());
+            dA[i] = gu_get(hA, i, tc->ab);
+        }
+        for (size_t i = 0; i < nb; ++i) {
+            gu_put(hB, i, tc->ab, (float)gu_uniform());
+            dB[i] = gu_get(hB, i, tc->ab);
+        }
+        for (int64_t b = 0; b < batch; ++b)
+            for (int64_t j = 0; j < n; ++j)
+                for (int64_t i = 0; i < ldc; ++i) {
+                    size_t at = b * sc + j * ldc + i;
+                    if (i >= m) { /* padding sentinel */
+                        if (oes == 4)
+                            ((uint32_t *)hC)[at] = PAD32;
+                        else
+                            ((uint16_t *)hC)[at] = PAD16;
+                    } else if (tc->beta == 0.f) { /* never read: NaN must not leak */
+                        if (oes == 4)
+                            ((float *)hC)[at] = NAN;
+                        else
+                            ((uint16_t *)hC)[at] = 0x7fff;
+                    } else {
+                        gu_put(hC, at, tc->c, (float)gu_uniform());
+                    }
+                }
+        for (int64_t i = 0; i < m; ++i) {
+            float v = (float)gu_uniform() * 4.f; /* large enough to matter after rounding */
+            hbias32[i] = v;
+            hbias16[i] = tc->bias == GS_DT_BF16 ? gu_f32_to_bf16(v) : gu_f32_to_f16(v);
+        }
+        void *A, *B, *C, *bias = NULL;
+        CUDA_OK(cudaMalloc(&A, na * ies));
+        CUDA_OK(cudaMalloc(&B, nb * ies));
+        CUDA_OK(cudaMalloc(&C, nc * oes));
+        CUDA_OK(cudaMemcpy(A, hA, na * ies, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemcpy(B, hB, nb * ies, cudaMemcpyHostToDevice));
+        if (tc->bias != GS_DT_OTHER) {
+            size_t bs = tc->bias == GS_DT_F32 ? 4 : 2;
+            CUDA_OK(cudaMalloc(&bias, m * bs));
+            CUDA_OK(cudaMemcpy(bias, hbias, m * bs, cudaMemcpyHostToDevice));
+        }
+
+        /* fp64 reference, per batch, into ref (ldc x n); bias after alpha/beta */
+        double *refs = malloc(sizeof(double) * ldc * n * batch);
+        for (int64_t b = 0; b < batch; ++b) {
+            for (int64_t j = 0; j < n; ++j)
+                for (int64_t i = 0; i < m; ++i)
+                    ref[i + j * ldc] = tc->beta == 0.f ? 0.0 : gu_get(hC, b * sc + i + j * ldc, tc->c);
+            gu_ref_gemm(tc->ta, tc->tb, m, n, k, tc->alpha, dA + b * sa, lda, dB + b * sb, ldb,
+                        tc->beta, ref, ldc);
+            for (int64_t j = 0; j < n; ++j)
+                for (int64_t i = 0; i < m; ++i)
+                    refs[b * ldc * n + i + j * ldc] =
+                        ref[i + j * ldc] + (tc->bias != GS_DT_OTHER ? bias_at(hbias, tc->bias, (int)i) : 0.0);
+        }
+
+        for (int cfg = 0; cfg < GS_PINGPONG_CONFIG_COUNT; ++cfg) {
+            gs_problem_t p;
+            memset(&p, 0, sizeof p);
+            p.entry = batch > 1 ? GS_EP_GEMMEX_STRIDED : GS_EP_LT_MATMUL;
+            p.a_type = p.b_type = tc->ab == CUDA_R_16BF ? GS_DT_BF16 : GS_DT_F16;
+            p.c_type = tc->c == CUDA_R_32F ? GS_DT_F32 : p.a_type;
+            p.compute = GS_CT_F32;
+            p.scalar_type = GS_DT_F32;
+            p.trans_a = tc->ta ? GS_OP_T : GS_OP_N;
+            p.trans_b = tc->tb ? GS_OP_T : GS_OP_N;
+            p.m = m; p.n = n; p.k = k;
+            p.A = A; p.B = B; p.C = C;
+            p.lda = lda; p.ldb = ldb; p.ldc = ldc;
+            p.batch = batch;
+            p.stride_a = sa; p.stride_b = sb; p.stride_c = sc;
+            p.alpha = &tc->alpha;
+            p.beta = &tc->beta;
+            p.stream = stream;
+            p.bias = bias;
+            p.bias_type = tc->bias;
+            gs_pingpong_config_t pc = (gs_pingpong_config_t)cfg;
+            int ok = 1;
+            char why[256] = "";
+            if (!gs_pingpong_can_implement(&p, &d, pc)) {
+                printf("FAIL case %zu %s: can_implement refused\n", ci, gs_pingpong_name(pc));
+                ++failed;
+                continue;
+            }
+            size_t ws = gs_pingpong_workspace_bytes(&p, &d, pc);
+            void *wsp = NULL;
+            CUDA_OK(cudaMemcpy(C, hC, nc * oes, cudaMemcpyHostToDevice));
+            if (ws) {
+                /* too small (and missing): refused, nothing enqueued */
+                CUDA_OK(cudaMalloc(&wsp, ws));
+                CUDA_OK(cudaMemset(wsp, 0, ws));
+                p.workspace = wsp;
+                p.workspace_size = ws - 1;
+                int r1 = gs_pingpong_run(&p, &d, pc);
+                p.workspace = NULL;
+                p.workspace_size = 0;
+                int r2 = gs_pingpong_run(&p, &d, pc);
+                CUDA_OK(cudaStreamSynchronize(stream));
+                CUDA_OK(cudaMemcpy(after, C, nc * oes, cudaMemcpyDeviceToHost));
+                if (!r1 || !r2 || memcmp(after, hC, nc * oes)) {
+                    ok = 0;
+                    snprintf(why, sizeof why, "short workspace: run %d/%d, C %s", r1, r2,
+                             memcmp(after, hC, nc * oes) ? "WRITTEN" : "untouched");
+                }
+                p.workspace = wsp;
+                p.workspace_size = ws;
+            }
+            for (int rep = 0; rep < 2 && ok; ++rep) {
+                CUDA_OK(cudaMemcpy(C, hC, nc * oes, cudaMemcpyHostToDevice));
+                int r = gs_pingpong_run(&p, &d, pc);
+                if (r) {
+                    ok = 0;
+                    snprintf(why, sizeof why, "run returned %d", r);
+                    break;
+                }
+                CUDA_OK(cudaStreamSynchronize(stream));
+                CUDA_OK(cudaGetLastError());
+                CUDA_OK(cudaMemcpy(out[rep], C, nc * oes, cudaMemcpyDeviceToHost));
+            }
+            if (ok && memcmp(out[0], out[1], nc * oes)) {
+                ok = 0;
+                snprintf(why, sizeof why, "two runs differ (not bitwise reproducible)");
+            }
+            if (ok && ws) {
+                uint8_t flags[GS_WS_FLAG_BYTES];
+                CUDA_OK(cudaMemcpy(flags, wsp, sizeof flags, cudaMemcpyDeviceToHost));
+                for (size_t i = 0; i < sizeof flags && ok; ++i)
+                    if (flags[i]) {
+                        ok = 0;
+                        snprintf(why, sizeof why, "counters not zero after the call (byte %zu)", i);
+                    }
+            }
+            double err = 0.0;
+            if (ok) {
+                double num = 0, den = 0;
+                for (int64_t b = 0; b < batch && ok; ++b)
+                    for (int64_t j = 0; j < n && ok; ++j)
+                        for (int64_t i = 0; i < ldc; ++i) {
+                            size_t at = b * sc + j * ldc + i;
+                            if (i >= m) {
+                                int pad = oes == 4 ? ((uint32_t *)out[0])[at] == PAD32
+                                                   : ((uint16_t *)out[0])[at] == PAD16;
+                                if (!pad) {
+                                    ok = 0;
+                                    snprintf(why, sizeof why, "padding row %lld of column %lld written",
+                                             (long long)i, (long long)j);
+                                    break;
+                                }
+                                continue;
+                            }
+                            double x = gu_get(out[0], at, tc->c), r = refs[b * ldc * n + i + j * ldc];
+                            if (x != x) {
+                                ok = 0;
+                                snprintf(why, sizeof why, "NaN at (%lld, %lld)", (long long)i, (long long)j);
+                                break;
+                            }
+                            num += (x - r) * (x - r);
+                            den += r * r;
+                        }
+                err = den > 0 ? sqrt(num / den) : sqrt(num);
+                /* 16-bit output: its rounding; fp32: accumulation noise */
+                double tol = tc->c == CUDA_R_16BF ? 8e-3
+                             : tc->c == CUDA_R_16F ? 1.5e-3
+                                                   : 4.0 * 5.96e-8 * sqrt((double)k) + 2e-6;
+                if (ok && !(err <= tol)) {
+                    ok = 0;
+                    snprintf(why, sizeof why, "error %.3g over %.3g", err, tol);
+                }
+            }
+            printf("%s case %zu %-26s %c%c m=%d n=%d k=%d batch=%d %s->%s bias=%s alpha=%g "
+                   "beta=%g workspace=%zu err=%.3g %s\n",
+                   ok ? "ok  " : "FAIL", ci, gs_pingpong_name(pc), "NT"[tc->ta], "NT"[tc->tb],
+                   tc->m, tc->n, tc->k, tc->batch, tc->ab == CUDA_R_16BF ? "bf16" : "f16",
+                   tc->c == CUDA_R_32F ? "f32" : "same",
+                   tc->bias == GS_DT_F32 ? "f32" : tc->bias == GS_DT_F16 ? "f16"
+                   : tc->bias == GS_DT_BF16 ? "bf16" : "none",
+                   tc->alpha, tc->beta, ws, err, why);
+            ok ? ++passed : ++failed;
+            if (wsp)
+                cudaFree(wsp);
+        }
+        cudaFree(A);
+        cudaFree(B);
+        cudaFree(C);
+        if (bias)
+            cudaFree(bias);
+        free(hA); free(hB); free(hC); free(out[0]); free(out[1]); free(after);
+        free(dA); free(dB); free(ref); free(refs);
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    cudaStreamDestroy(stream);
+    return failed ? 1 : 0;
+}
