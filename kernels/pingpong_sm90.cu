@@ -52,8 +52,6 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include <cooperative_groups.h>
-
 #include <atomic>
 #include <mutex>
 #include <stdint.h>
@@ -202,8 +200,6 @@ enum NamedBarrier {
 /* Split-K: most units per tile (each slot's slice of a reduction takes up to
  * 16 bytes of rounding in the stage ring). */
 constexpr int SPLIT_MAX_SLOTS = 128;
-/* Split-K: most units per cluster (the portable cluster size). */
-constexpr int SPLIT_MAX_CLUSTER = 8;
 
 /* Bias vector element type (Params::bias_kind). */
 enum BiasKind { BIAS_NONE = 0, BIAS_F32 = 1, BIAS_F16 = 2, BIAS_BF16 = 3 };
@@ -226,17 +222,13 @@ struct Params {
     const void *bias;
     int bias_kind; /* BiasKind */
     /* Split-K (kernel instantiations with SPLIT only): `splits` units per
-     * tile, unit w = tile * splits + split, split s covering k-blocks
+     * tile, unit w = split * total_tiles + tile, split s covering k-blocks
      * [s * k_blocks / splits, (s + 1) * k_blocks / splits). One unit per CTA
-     * (the grid is total_units, co-resident: cooperative launch); clusters
-     * of `cluster` consecutive units (same tile) pre-reduce through
-     * distributed shared memory, so `splits / cluster` partial tiles per tile
-     * go through the workspace. */
+     * (the grid is total_units, co-resident: cooperative launch). */
     int splits;
-    int cluster;
     int total_units;
     int *counters;   /* workspace: one semaphore per tile, zero between calls */
-    float *partials; /* workspace + GS_WS_FLAG_BYTES: [tile][splits / cluster][tile] fp32 */
+    float *partials; /* workspace + GS_WS_FLAG_BYTES: [tile][split][BLOCK_N][BLOCK_M] fp32 */
 };
 
 /* Which tile a unit of work is and its k-block range. Without split-K a unit
@@ -250,8 +242,8 @@ __device__ __forceinline__ Unit unit_of(const Params &p, int w)
 {
     Unit u;
     if (SPLIT) {
-        u.t = w / p.splits;
-        u.s = w - u.t * p.splits;
+        u.s = w / p.total_tiles;
+        u.t = w - u.s * p.total_tiles;
         u.kb0 = (int)((long long)u.s * p.k_blocks / p.splits);
         u.kb1 = (int)((long long)(u.s + 1) * p.k_blocks / p.splits);
     } else {
@@ -505,34 +497,27 @@ __device__ __forceinline__ void store_m_block(float *acc, const Params &p, const
 }
 
 /* ---------------------------------------------------------------------------
- * Split-K epilogue (deterministic). The `splits` units of a tile run on
- * their own CTAs, all resident at once (one unit per CTA, cooperative
- * launch), in clusters of `cluster` consecutive splits.
- *   1. Each unit leaves its fp32 partial tile in its own stage ring (idle
- *      after the main loop), in fragment order (below); cluster barrier.
- *   2. Cluster rank r sums piece r of the tile over the cluster's units in
- *      rank order, reading the others' rings through distributed shared
- *      memory; cluster barrier (the rings may be reused and the CTAs exit).
- *      With one cluster per tile that is the result (go to 4); else the piece
- *      goes to the cluster's slot in the workspace, and the unit arrives on
- *      the tile's semaphore and waits for all `splits` units.
- *   3. Unit s copies slice s of every cluster slot into its ring (one bulk
- *      copy per slot, all in flight at once) and sums them in slot order.
- *   4. alpha, beta (C read only when beta != 0) and the bias, applied once
- *      per element, by its one owner; store.
- * Every element is thus ((p0 + p1 + ... ) + (p_c + ...) + ...) in a fixed
- * order whatever the timing: bitwise reproducible.
- * Why not the last unit to arrive reducing the whole tile: at 256x256x65536
- * a tile has 32 units, and one SM reading 32 x 64 KB would take longer than
- * the main loop. Why clusters: storing and re-reading every unit's partial
- * tile through L2 (8 MB at 256x256x65536) cost ~5 us of a 28 us call.
+ * Split-K epilogue (deterministic). Every unit of a tile stores its fp32
+ * partial tile in its own workspace slot, then arrives on the tile's
+ * semaphore and waits until all `splits` units of the tile have arrived
+ * (they are all resident: one unit per CTA, cooperative launch). Then unit s
+ * reduces the s-th slice of the tile: each element is the sum of slots
+ * 0, 1, ..., splits-1 in that order, whatever the arrival order, so results
+ * are bitwise reproducible; alpha, beta and the bias are applied once, by the
+ * slice's owner, and C is read only when beta != 0.
+ * Why every unit reduces a slice rather than the last to arrive reducing the
+ * whole tile: at 256x256x65536 a tile has 33 units, and one SM reading
+ * 33 x 64 KB out of L2 would take longer than the whole main loop.
  * The semaphore counts to 2 * splits (arrival, then "past the wait"); the
  * unit that brings it there resets it to zero for the next call.
  *
- * Fragment order: float4 q = (h * ACC/4 + j) * THREADS + tid holds
- * accumulators 4j..4j+3 of M block h of thread tid: (row r, columns c, c+1)
- * and (row r+8, columns c, c+1) of C^T; every access is 16 contiguous bytes
- * per thread (storing in C's [n][m] order took 8-byte pieces on 8 rows).
+ * Slot layout: "fragment order", float4 q = (h * ACC/4 + j) * THREADS + tid
+ * holds accumulators 4j..4j+3 of M block h of thread tid, so each store
+ * instruction of a warp writes 512 contiguous bytes (storing the tile in C's
+ * own [n][m] order took 3 us of a 29 us call at 256x256x65536: 8-byte pieces
+ * on 8 rows per instruction). The slice reduction copies its S pieces into
+ * the (then idle) stage ring with S bulk copies on one mbarrier, so all of
+ * them are in flight at once, and sums them from shared memory.
  * ------------------------------------------------------------------------- */
 template <typename TOut>
 __device__ __forceinline__ void store_pair(TOut *dst, float v0, float v1, bool both)
@@ -559,134 +544,36 @@ __device__ __forceinline__ float2 load_pair(const TOut *src, bool both)
     return make_float2((float)src[0], 0.0f);
 }
 
-__device__ __forceinline__ void add4(float4 &a, const float4 &b)
-{
-    a.x += b.x;
-    a.y += b.y;
-    a.z += b.z;
-    a.w += b.w;
-}
-
-/* Step 4 for the float4 of fragment-order index v of the tile at tc. */
-template <typename Cfg, typename TOut>
-__device__ __forceinline__ void emit_vec(const Params &p, const TileCoord &tc, int v, float4 sum,
-                                         float alpha, float beta)
-{
-    constexpr bool COOP = Cfg::COOPERATIVE;
-    constexpr int THREADS = (COOP ? NUM_CONSUMERS : 1) * WARPGROUP_THREADS;
-    constexpr int F4 = Cfg::ACC / 4;
-    const int hj = v / THREADS, vt = v - hj * THREADS;
-    const int h = hj / F4, j = hj - h * F4;
-    const int vc = vt / WARPGROUP_THREADS, vw = (vt % WARPGROUP_THREADS) / 32, vl = vt % 32;
-    const int gn = tc.n0 + (COOP ? vc : h) * WGMMA_M + vw * 16 + vl / 4;
-    const int gm = tc.m0 + 8 * j + 2 * (vl % 4);
-    if (gm >= p.m)
-        return;
-    const bool both = gm + 1 < p.m;
-    float b0 = 0.0f, b1 = 0.0f;
-    if (p.bias_kind != BIAS_NONE) {
-        b0 = load_bias(p, gm);
-        b1 = both ? load_bias(p, gm + 1) : 0.0f;
-    }
-    TOut *cb = static_cast<TOut *>(p.c) + (long long)tc.b * p.stride_c;
-    const float vals[2][2] = {{sum.x, sum.y}, {sum.z, sum.w}}; /* rows gn, gn + 8 */
-#pragma unroll
-    for (int q = 0; q < 2; ++q) {
-        const int n = gn + 8 * q;
-        if (n >= p.n)
-            continue;
-        TOut *dst = cb + (long long)n * p.ldc + gm;
-        float o0 = vals[q][0] * alpha, o1 = vals[q][1] * alpha;
-        if (beta != 0.0f) {
-            const float2 cv = load_pair<TOut>(dst, both);
-            o0 = fmaf(beta, cv.x, o0);
-            o1 = fmaf(beta, cv.y, o1);
-        }
-        store_pair<TOut>(dst, o0 + b0, o1 + b1, both);
-    }
-}
-
 template <typename Cfg, typename TOut>
 __device__ __forceinline__ void split_epilogue(float (&acc)[Cfg::HALVES_PER_CONSUMER][Cfg::ACC],
                                                const Params &p, const Unit &u, const TileCoord &tc,
                                                int c, int wg_tid, float alpha, float beta,
                                                uint8_t *ring, uint64_t *red_full, uint32_t &red_phase)
 {
-    namespace cg = cooperative_groups;
     constexpr bool COOP = Cfg::COOPERATIVE;
     constexpr int TILE_ELEMS = Cfg::BLOCK_M * BLOCK_N;
     constexpr int TILE_VECS = TILE_ELEMS / 4;
     constexpr int THREADS = (COOP ? NUM_CONSUMERS : 1) * WARPGROUP_THREADS;
     constexpr int HPC = Cfg::HALVES_PER_CONSUMER;
     constexpr int F4 = Cfg::ACC / 4; /* float4 per thread per M block */
-    constexpr int RING_BYTES = Cfg::STAGES * (int)sizeof(typename SharedStorage<Cfg>::Stage);
     static_assert(HPC * F4 * THREADS == TILE_VECS, "fragment order covers the tile");
-    static_assert(TILE_ELEMS * 4 + 16 * SPLIT_MAX_SLOTS <= RING_BYTES,
-                  "a partial tile, or the slices to reduce, fit in the stage ring");
-    static_assert(TILE_VECS % SPLIT_MAX_CLUSTER == 0, "cluster pieces");
+    static_assert(TILE_ELEMS * 4 + 16 * SPLIT_MAX_SLOTS <= Cfg::STAGES * (int)sizeof(typename SharedStorage<Cfg>::Stage),
+                  "the slices to reduce fit in the stage ring");
     const int tid = COOP ? c * WARPGROUP_THREADS + wg_tid : wg_tid;
     const uint32_t bar = COOP ? BAR_SPLIT0 : BAR_SPLIT0 + c;
-    const int S = p.splits, CL = p.cluster, SC = S / CL;
-    cg::cluster_group cl = cg::this_cluster();
-    const int rank = (int)cl.block_rank(); /* = u.s % CL: clusters are consecutive splits */
+    const int S = p.splits;
 
-    float4 *tile_slots = reinterpret_cast<float4 *>(p.partials) + (size_t)u.t * SC * TILE_VECS;
-    float4 *slot = tile_slots + (size_t)(u.s / CL) * TILE_VECS;
-    if (CL == 1) {
-        /* No cluster: the partial tile goes straight to its slot. (The two
-         * barriers still run: the other threads of the CTA wait in them.) */
+    /* 1. This unit's partial tile, in fragment order. */
+    float4 *tile_slots = reinterpret_cast<float4 *>(p.partials) + (size_t)u.t * S * TILE_VECS;
+    float4 *slot = tile_slots + (size_t)u.s * TILE_VECS;
 #pragma unroll
-        for (int h = 0; h < HPC; ++h)
+    for (int h = 0; h < HPC; ++h)
 #pragma unroll
-            for (int j = 0; j < F4; ++j)
-                slot[(h * F4 + j) * THREADS + tid] =
-                    make_float4(acc[h][4 * j], acc[h][4 * j + 1], acc[h][4 * j + 2], acc[h][4 * j + 3]);
-        cl.sync();
-        cl.sync();
-    } else {
-        /* 1. The partial tile into this CTA's ring, fragment order. */
-        float4 *own = reinterpret_cast<float4 *>(ring);
-#pragma unroll
-        for (int h = 0; h < HPC; ++h)
-#pragma unroll
-            for (int j = 0; j < F4; ++j)
-                own[(h * F4 + j) * THREADS + tid] =
-                    make_float4(acc[h][4 * j], acc[h][4 * j + 1], acc[h][4 * j + 2], acc[h][4 * j + 3]);
-        cl.sync();
+        for (int j = 0; j < F4; ++j)
+            slot[(h * F4 + j) * THREADS + tid] =
+                make_float4(acc[h][4 * j], acc[h][4 * j + 1], acc[h][4 * j + 2], acc[h][4 * j + 3]);
 
-        /* 2. Piece `rank` of the tile summed over the cluster in rank order:
-         * the result (one cluster per tile) or the cluster's slot piece. */
-        const int piece = TILE_VECS / CL;
-        for (int v = rank * piece + tid; v < (rank + 1) * piece; v += THREADS) {
-            /* Remote loads four at a time ahead of their (ordered) adds. */
-            float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-            for (int r0 = 0; r0 < SPLIT_MAX_CLUSTER; r0 += 4) {
-                float4 x[4];
-#pragma unroll
-                for (int r = 0; r < 4; ++r)
-                    if (r0 + r < CL)
-                        x[r] = cl.map_shared_rank(own, (unsigned)(r0 + r))[v];
-#pragma unroll
-                for (int r = 0; r < 4; ++r)
-                    if (r0 + r < CL) {
-                        if (r0 + r == 0)
-                            sum = x[0];
-                        else
-                            add4(sum, x[r]);
-                    }
-            }
-            if (SC == 1)
-                emit_vec<Cfg, TOut>(p, tc, v, sum, alpha, beta);
-            else
-                slot[v] = sum;
-        }
-        cl.sync(); /* every ring read: free for step 3, and the CTAs may exit */
-        if (SC == 1)
-            return;
-    }
-
-    /* 3. Arrive; wait for the tile's other units; slice s of every slot. */
+    /* 2. Arrive; wait for the tile's other units; fetch slice s of every slot. */
     const int v0 = (int)((long long)u.s * TILE_VECS / S);
     const int v1 = (int)((long long)(u.s + 1) * TILE_VECS / S);
     const int slice_max = (TILE_VECS + S - 1) / S; /* float4 per slot in the ring */
@@ -700,33 +587,60 @@ __device__ __forceinline__ void split_epilogue(float (&acc)[Cfg::HALVES_PER_CONS
             st_relaxed_gpu(sem, 0); /* every unit is past its wait */
         fence_proxy_async_global(); /* the other units' stores, now visible, to the bulk copies */
         const uint32_t bytes = (uint32_t)(v1 - v0) * 16u;
-        mbarrier_arrive_expect_tx(red_full, bytes * (uint32_t)SC);
-        for (int r = 0; r < SC; ++r)
+        mbarrier_arrive_expect_tx(red_full, bytes * (uint32_t)S);
+        for (int r = 0; r < S; ++r)
             bulk_load_g2s(ring + (size_t)r * slice_max * 16, tile_slots + (size_t)r * TILE_VECS + v0,
                           bytes, red_full);
     }
     mbarrier_wait_parity(red_full, red_phase);
     red_phase ^= 1u;
 
-    /* 4. Sum in slot order; alpha, beta, bias; store. */
+    /* 3. Sum in slot order; alpha, beta, bias; store. */
     const float4 *buf = reinterpret_cast<const float4 *>(ring);
+    TOut *cb = static_cast<TOut *>(p.c) + (long long)tc.b * p.stride_c;
     for (int v = v0 + tid; v < v1; v += THREADS) {
         float4 sum = buf[v - v0];
-        for (int r = 1; r < SC; ++r)
-            add4(sum, buf[(size_t)r * slice_max + (v - v0)]);
-        emit_vec<Cfg, TOut>(p, tc, v, sum, alpha, beta);
+        for (int r = 1; r < S; ++r) {
+            const float4 x = buf[(size_t)r * slice_max + (v - v0)];
+            sum.x += x.x;
+            sum.y += x.y;
+            sum.z += x.z;
+            sum.w += x.w;
+        }
+        /* Whose accumulators these are (the inverse of the fragment order). */
+        const int hj = v / THREADS, vt = v - hj * THREADS;
+        const int h = hj / F4, j = hj - h * F4;
+        const int vc = vt / WARPGROUP_THREADS, vw = (vt % WARPGROUP_THREADS) / 32, vl = vt % 32;
+        const int gn = tc.n0 + (COOP ? vc : h) * WGMMA_M + vw * 16 + vl / 4;
+        const int gm = tc.m0 + 8 * j + 2 * (vl % 4);
+        if (gm >= p.m)
+            continue;
+        const bool both = gm + 1 < p.m;
+        float b0 = 0.0f, b1 = 0.0f;
+        if (p.bias_kind != BIAS_NONE) {
+            b0 = load_bias(p, gm);
+            b1 = both ? load_bias(p, gm + 1) : 0.0f;
+        }
+        const float vals[2][2] = {{sum.x, sum.y}, {sum.z, sum.w}}; /* rows gn, gn + 8 */
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+            const int n = gn + 8 * q;
+            if (n >= p.n)
+                continue;
+            TOut *dst = cb + (long long)n * p.ldc + gm;
+            float o0 = vals[q][0] * alpha, o1 = vals[q][1] * alpha;
+            if (beta != 0.0f) {
+                const float2 cv = load_pair<TOut>(dst, both);
+                o0 = fmaf(beta, cv.x, o0);
+                o1 = fmaf(beta, cv.y, o1);
+            }
+            store_pair<TOut>(dst, o0 + b0, o1 + b1, both);
+        }
     }
-}
-
-/* Split-K: the threads that run no split epilogue (the producer warpgroup,
- * a pingpong consumer without a unit) still take part in its two cluster
- * barriers, which count every thread of the cluster. */
-__device__ __forceinline__ void split_cluster_rounds(void)
-{
-    namespace cg = cooperative_groups;
-    cg::cluster_group cl = cg::this_cluster();
-    cl.sync();
-    cl.sync();
+    /* The ring is the producer's again only for a next unit, which split-K
+     * never gives a CTA (one unit per CTA); keep the slices' readers ahead of
+     * any later use regardless. */
+    named_barrier_sync(bar, THREADS);
 }
 
 /* ---------------------------------------------------------------------------
@@ -798,8 +712,6 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
                 }
             }
         }
-        if constexpr (SPLIT)
-            split_cluster_rounds();
     } /* PRODUCER */
     else {
         setmaxnreg_inc<CONSUMER_REGS>();
@@ -811,7 +723,6 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
         const float beta = p.beta_ptr ? *p.beta_ptr : p.beta;
         EpiState epi = {0u, 0u};
         uint32_t red_phase = 0; /* split-K: red_full parity */
-        bool had_unit = false;  /* split-K: ran a split epilogue (its cluster barriers) */
 
         constexpr int HPC = Cfg::HALVES_PER_CONSUMER;
         float acc[HPC][Cfg::ACC];
@@ -879,7 +790,6 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
              * the accumulators leave few registers spare. */
             const TileCoord tc = tile_coord<Cfg>(p, t);
             if constexpr (SPLIT) {
-                had_unit = true;
                 split_epilogue<Cfg, TOut>(acc, p, u, tc, c, wg_tid, alpha, beta,
                                           reinterpret_cast<uint8_t *>(&ss.stage[0]), &ss.red_full,
                                           red_phase);
@@ -899,9 +809,6 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
                 }
             }
         }
-        if constexpr (SPLIT)
-            if (!had_unit)
-                split_cluster_rounds();
         /* Shared memory must outlive the reads of the last stores. */
         if (lane == 0)
             tma_store_wait_all<0>();
@@ -991,21 +898,9 @@ SplitPlan plan_split(const gs_problem_t *p, const gs_device_t *d, int block_m)
     if (s < 2 || tiles > (int64_t)(GS_WS_FLAG_BYTES / sizeof(int)))
         return sp;
     sp.splits = (int)s;
-    /* An upper bound: launch may round the splits down to whole clusters. */
     sp.ws_bytes = (size_t)GS_WS_FLAG_BYTES
                   + (size_t)tiles * (size_t)s * (size_t)block_m * BLOCK_N * sizeof(float);
     return sp;
-}
-
-/* Cluster size for `splits` units per tile: the largest power of two up to
- * `cap` and `splits` (the splits are then rounded down to whole clusters;
- * the caller checks that the clusters fit on the device at once). */
-int cluster_for(int splits, int cap)
-{
-    int cl = 1;
-    while (cl * 2 <= cap && cl * 2 <= splits)
-        cl *= 2;
-    return cl;
 }
 
 template <typename Cfg, typename TIn, typename TOut, bool P_KMAJOR, bool Q_KMAJOR, bool SPLIT>
@@ -1081,7 +976,6 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
                     : pr->bias_type == GS_DT_F32 ? BIAS_F32
                     : pr->bias_type == GS_DT_F16 ? BIAS_F16 : BIAS_BF16;
     prm.splits = SPLIT ? sp.splits : 1;
-    prm.cluster = 1;
     prm.total_units = prm.total_tiles * prm.splits;
     prm.counters = SPLIT ? static_cast<int *>(pr->workspace) : nullptr;
     prm.partials = SPLIT ? reinterpret_cast<float *>(static_cast<uint8_t *>(pr->workspace)
@@ -1093,68 +987,18 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
     cfg.blockDim = dim3(NUM_THREADS);
     cfg.dynamicSmemBytes = SMEM;
     cfg.stream = static_cast<cudaStream_t>(pr->stream);
-    cudaLaunchAttribute attr[2];
+    cudaLaunchAttribute attr[1];
+    cfg.gridDim = SPLIT ? dim3((unsigned)prm.total_units) : cfg.gridDim;
     if (SPLIT) {
         /* One CTA per unit, all resident at once: units wait on each other
          * (tile semaphores), which a cooperative launch makes safe; it fails
-         * (and the call falls back) rather than run a grid that cannot fit.
-         * Clusters of consecutive splits: as large as fit at once (the
-         * answer of cudaOccupancyMaxActiveClusters, cached per device). */
-        static std::atomic<int> fits[8][4]; /* [ordinal % 8][log2 cluster]: 0 unknown, else 1 + clusters */
-        int cl = cluster_for(sp.splits, SPLIT_MAX_CLUSTER);
-        for (;; cl /= 2) {
-            const int splits = sp.splits / cl * cl;
-            const int units = prm.total_tiles * splits;
-            if (cl == 1)
-                break;
-            int lg = cl == 2 ? 1 : cl == 4 ? 2 : 3;
-            std::atomic<int> &f = fits[d->ordinal & 7][lg];
-            /* The answer depends on the cluster shape, not on this grid. */
-            int known = f.load(std::memory_order_acquire);
-            if (!known) {
-                cudaLaunchConfig_t q = cfg;
-                q.gridDim = dim3((unsigned)units);
-                cudaLaunchAttribute qa[1];
-                qa[0].id = cudaLaunchAttributeClusterDimension;
-                qa[0].val.clusterDim.x = (unsigned)cl;
-                qa[0].val.clusterDim.y = 1;
-                qa[0].val.clusterDim.z = 1;
-                q.attrs = qa;
-                q.numAttrs = 1;
-                int n = 0;
-                if (cudaOccupancyMaxActiveClusters(&n, kernel, &q) != cudaSuccess) {
-                    (void)cudaGetLastError();
-                    n = 0;
-                }
-                known = 1 + n;
-                f.store(known, std::memory_order_release);
-            }
-            if (known - 1 >= units / cl)
-                break;
-        }
-        prm.cluster = cl;
-        prm.splits = sp.splits / cl * cl;
-        prm.total_units = prm.total_tiles * prm.splits;
-        cfg.gridDim = dim3((unsigned)prm.total_units);
+         * (and the call falls back) rather than run a grid that cannot fit. */
         attr[0].id = cudaLaunchAttributeCooperative;
         attr[0].val.cooperative = 1;
-        attr[1].id = cudaLaunchAttributeClusterDimension;
-        attr[1].val.clusterDim.x = (unsigned)cl;
-        attr[1].val.clusterDim.y = 1;
-        attr[1].val.clusterDim.z = 1;
         cfg.attrs = attr;
-        cfg.numAttrs = 2;
+        cfg.numAttrs = 1;
     }
     cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, tp, tq, tc, prm);
-    if (e != cudaSuccess && SPLIT) {
-        /* Cooperative launches of clusters, where the driver refuses them:
-         * the same grid without the flag (the count of resident clusters
-         * was checked above). */
-        (void)cudaGetLastError();
-        cfg.attrs = attr + 1;
-        cfg.numAttrs = 1;
-        e = cudaLaunchKernelEx(&cfg, kernel, tp, tq, tc, prm);
-    }
     if (e != cudaSuccess)
         (void)cudaGetLastError();
     return (int)e;
