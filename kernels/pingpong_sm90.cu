@@ -36,6 +36,16 @@
  * whole-tile staging this epilogue is 1-2% faster at k >= 1024 and up to 9%
  * slower at k = 256.
  *
+ * Split-K (deep K, few output tiles; plan_split): when the tiles leave at
+ * least half the SMs idle, every tile is cut along k into `splits` units, one
+ * per CTA, all resident (cooperative launch), and reduced in a fixed order
+ * through the workspace (split_epilogue): bitwise reproducible, alpha/beta and
+ * the bias applied once. A separate instantiation (SPLIT), so every other
+ * shape runs the unsplit kernel as before.
+ *
+ * Bias (cublasLt BIAS epilogue): C(i, j) += bias[i] after alpha and beta,
+ * before rounding, in both epilogues.
+ *
  * Orientation. C is column-major (m contiguous). The kernel computes the
  * transposed tile  C^T(n x m) = op(B)^T (n x k) * op(A)^T (k x m): wgmma's M
  * runs along n and its N along m, so each thread's accumulator pairs
@@ -513,11 +523,15 @@ __device__ __forceinline__ void store_m_block(float *acc, const Params &p, const
  *
  * Slot layout: "fragment order", float4 q = (h * ACC/4 + j) * THREADS + tid
  * holds accumulators 4j..4j+3 of M block h of thread tid, so each store
- * instruction of a warp writes 512 contiguous bytes (storing the tile in C's
- * own [n][m] order took 3 us of a 29 us call at 256x256x65536: 8-byte pieces
- * on 8 rows per instruction). The slice reduction copies its S pieces into
- * the (then idle) stage ring with S bulk copies on one mbarrier, so all of
- * them are in flight at once, and sums them from shared memory.
+ * instruction of a warp writes 512 contiguous bytes (C's own [n][m] order
+ * wrote 8-byte pieces on 8 rows per instruction). The slice reduction copies
+ * its S pieces into the (then idle) stage ring with S bulk copies on one
+ * mbarrier, so all of them are in flight at once, and sums them from shared
+ * memory. H200, 256x256x65536 on 128x128 tiles (33 units per tile): main
+ * loop alone 21.5 us, the whole call 28.3 us; the ~7 us left are this
+ * epilogue's store, wait and re-read of 8.6 MB of partial tiles through L2.
+ * Pre-reducing inside 8-CTA clusters through distributed shared memory was
+ * tried and was slower (35.7 us; see bench/notes-pp.md).
  * ------------------------------------------------------------------------- */
 template <typename TOut>
 __device__ __forceinline__ void store_pair(TOut *dst, float v0, float v1, bool both)
