@@ -394,4 +394,125 @@ GS_WGMMA_M64N256K16(wgmma_m64n256k16_f32_f16, "f16")
 
 #endif /* !__CUDA_ARCH__ || __CUDA_ARCH_FEAT_SM90_ALL */
 
+
+/* ---------------------------------------------------------------------------
+ * ldmatrix (sm_75+) and Hopper instructions that need only plain sm_90
+ * (kernels/skinny.cu builds for sm_80 and sm_90, so its sm_90 pass does not
+ * see the sm_90a block above): mbarrier, TMA loads with L2 cache policies,
+ * programmatic dependent launch.
+ * ------------------------------------------------------------------------- */
+
+/* Four 8x8 b16 matrices from shared memory: lanes 8i..8i+7 give the row
+ * addresses (16 bytes each) of matrix i; register i of lane (g = lane/4,
+ * t = lane%4) receives row g, elements 2t and 2t+1 of matrix i, which is
+ * the mma.m16n8k16 fragment layout. */
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void *smem_row)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_u32(smem_row)) : "memory");
+}
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+
+/* The sm_90a block's mbarrier wrappers and prefetch_tensormap, for plain
+ * sm_90 passes (where that block is compiled it already defines them). */
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+__device__ __forceinline__ void mbarrier_init(void *bar, uint32_t count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n"
+                 :: "r"(smem_u32(bar)), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void fence_mbarrier_init(void)
+{
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void mbarrier_arrive(void *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n"
+                 :: "r"(smem_u32(bar)) : "memory");
+}
+
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(void *bar, uint32_t bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
+                 :: "r"(smem_u32(bar)), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ uint32_t mbarrier_try_wait_parity(void *bar, uint32_t parity)
+{
+    uint32_t ok;
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n"
+                 "}\n"
+                 : "=r"(ok) : "r"(smem_u32(bar)), "r"(parity) : "memory");
+    return ok;
+}
+
+__device__ __forceinline__ void mbarrier_wait_parity(void *bar, uint32_t parity)
+{
+    while (!mbarrier_try_wait_parity(bar, parity)) {
+    }
+}
+
+__device__ __forceinline__ void prefetch_tensormap(const void *tmap)
+{
+    asm volatile("prefetch.tensormap [%0];\n" :: "l"(tmap) : "memory");
+}
+#endif /* plain sm_90 pass */
+
+/* L2 policies: evict_first for data read exactly once (streamed weights),
+ * so it does not push out reused operands; evict_last for data other
+ * blocks read again soon (tokens). */
+__device__ __forceinline__ uint64_t createpolicy_evict_first(void)
+{
+    uint64_t policy;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+    return policy;
+}
+
+__device__ __forceinline__ uint64_t createpolicy_evict_last(void)
+{
+    uint64_t policy;
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
+    return policy;
+}
+
+/* 3-D tensor tile global -> shared with an L2 cache policy, completing on
+ * the mbarrier's transaction count (the whole box, out-of-bounds zeros
+ * included). */
+__device__ __forceinline__ void tma_load_3d_hint(void *smem_dst, const void *tmap, void *bar,
+                                                 int32_t c0, int32_t c1, int32_t c2,
+                                                 uint64_t policy)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".L2::cache_hint [%0], [%1, {%3, %4, %5}], [%2], %6;\n"
+                 :: "r"(smem_u32(smem_dst)), "l"(tmap), "r"(smem_u32(bar)),
+                    "r"(c0), "r"(c1), "r"(c2), "l"(policy)
+                 : "memory");
+}
+
+/* Programmatic dependent launch. launch_dependents: the next kernel of the
+ * stream (if launched with programmatic stream serialization) may start
+ * once every CTA of this grid has issued this or exited. wait: blocks until
+ * the grids this one depends on have completed and their memory operations
+ * are visible; a no-op when the kernel was launched without the attribute.
+ * A kernel launched with it reads nothing another grid may write before
+ * the wait. */
+__device__ __forceinline__ void griddepcontrol_launch_dependents(void)
+{
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void griddepcontrol_wait(void)
+{
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+}
+
+#endif /* !__CUDA_ARCH__ || __CUDA_ARCH__ >= 900 */
+
 #endif /* GS_PTX_CUH */

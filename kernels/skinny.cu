@@ -1,7 +1,8 @@
 /* Skinny GEMM for LLM decode: C (m x n) = alpha * A^T * B + beta * C with
  * A stored k x m (TN: weight row i contiguous along k at A[kk + i*lda]),
  * B k x n (token j contiguous along k at B[kk + j*ldb]), n <= 64 tokens,
- * bf16 or fp16 inputs, fp32 accumulation on mma.sync.m16n8k16.
+ * bf16 or fp16 inputs, fp32 accumulation on mma.sync.m16n8k16, optional
+ * bias[row] (the cublasLt BIAS epilogue).
  *
  * Why this shape of kernel: the arithmetic intensity is n FLOP per weight
  * byte, so the time floor is the weight bytes over the memory rate, and the
@@ -29,12 +30,39 @@
  * one (their results are never stored), so the loads need no predicate; a
  * chunk that reaches past k is loaded element by element with zeros, in one
  * tail iteration at most.
+ *
+ * Two kernels. The register-fed one above (skinny_tn) runs everything on
+ * sm_80 and, on sm_90, n <= 8 and every shape whose row blocks would need
+ * a cluster split of more than 4 (small m). On sm_90 the rest (n > 8,
+ * large m) runs skinny_ring_tn: a producer warp streams 64-wide k stages
+ * of weights and tokens into a shared-memory ring with the tensor copy
+ * engine, so the bytes in flight per SM no longer compete with the
+ * accumulators for registers, and one stage of tokens serves a block of
+ * 128 or 256 weight rows instead of 16-32 (the register kernel's token
+ * re-reads through L2 cost it up to 2x the weight bytes at n = 64). The
+ * choice and its measurements: plan_of and bench/notes-sk.md.
+ *
+ * The register kernel launches with programmatic dependent launch on
+ * sm_90: its blocks may become resident while the previous kernel of the
+ * stream drains, and read nothing another grid may write (operands, device
+ * scalars, C) before griddepcontrol.wait.
+ *
+ * Epilogue, both kernels: C = alpha * acc + beta * C (+ bias[row], the
+ * cublasLt BIAS epilogue), rounded once to the output type; beta == 0 never
+ * reads C; k == 0 or alpha == 0 reads neither A nor B.
  */
+#include <cuda.h> /* CUtensorMap and the driver enums: header only, no libcuda link */
+#include <cudaTypedefs.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <atomic>
+#include <mutex>
 
 #include <cooperative_groups.h>
 
@@ -58,6 +86,8 @@ struct skinny_params {
     int cluster;                       /* blocks of a cluster splitting k (1: none) */
     float alpha, beta;                 /* host pointer mode */
     const float *alpha_ptr, *beta_ptr; /* device pointer mode, else null */
+    const void *bias;                  /* m elements of bias_type, or null */
+    int bias_type;                     /* gs_dtype_t */
 };
 
 template <class In> struct mma_op;
@@ -100,6 +130,32 @@ __device__ __forceinline__ uint4 load_partial8(const void *p, int valid)
         w[i] = lo | hi << 16;
     }
     return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/* bias[row] as float (the cublasLt BIAS epilogue's vector). */
+__device__ __forceinline__ float load_bias(const skinny_params &prm, int row)
+{
+    switch (prm.bias_type) {
+    case GS_DT_F16: return __half2float(static_cast<const __half *>(prm.bias)[row]);
+    case GS_DT_BF16: return __bfloat162float(static_cast<const __nv_bfloat16 *>(prm.bias)[row]);
+    default: return static_cast<const float *>(prm.bias)[row];
+    }
+}
+
+/* Element (r, c) of C: alpha * v + beta * C (+ bias[r]), rounded once. C is
+ * read only when beta != 0; without a product (k == 0) alpha * v is left
+ * out, so C = beta * C even for alpha = inf. */
+template <class Out>
+__device__ __forceinline__ void store_c(const skinny_params &prm, Out *C, int r, int c, float v,
+                                        float alpha, float beta)
+{
+    Out *cp = C + r + (int64_t)c * prm.ldc;
+    float out = prm.k == 0 ? 0.0f : alpha * v;
+    if (beta != 0.0f)
+        out = fmaf(beta, to_float(*cp), out);
+    if (prm.bias)
+        out += load_bias(prm, r);
+    *cp = from_float<Out>(out);
 }
 
 /* One iteration's operands of one lane: K_CHUNKS chunks, each with the two
@@ -158,7 +214,6 @@ __device__ __forceinline__ void finish_block(float (&acc)[Cfg::M_TILES][Cfg::N_T
     }
 
     Out *C = static_cast<Out *>(prm.C) + b * prm.stride_c;
-    const bool no_product = prm.k == 0; /* C = beta*C, even for alpha = inf */
     /* Writes float4 q of the block's fragment-ordered sums [WM][MT][NT][32]:
      * lane l of it holds rows g, g+8 and columns 2t, 2t+1 of its tiles. */
     auto store = [&](int q, float4 v) {
@@ -169,13 +224,8 @@ __device__ __forceinline__ void finish_block(float (&acc)[Cfg::M_TILES][Cfg::N_T
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             const int r = row + (e >> 1) * 8, c = col + (e & 1);
-            if (r < prm.m && c < prm.n) {
-                Out *cp = C + r + (int64_t)c * prm.ldc;
-                float out = no_product ? 0.0f : alpha * vals[e];
-                if (beta != 0.0f)
-                    out = fmaf(beta, to_float(*cp), out);
-                *cp = from_float<Out>(out);
-            }
+            if (r < prm.m && c < prm.n)
+                store_c<Out>(prm, C, r, c, vals[e], alpha, beta);
         }
     };
 
@@ -252,9 +302,6 @@ skinny_tn(const skinny_params prm)
     const int row_block = CLUSTER ? (int)(blockIdx.x / (unsigned)cluster) : (int)blockIdx.x;
     const int64_t b = blockIdx.y;
 
-    const float alpha = prm.alpha_ptr ? *prm.alpha_ptr : prm.alpha;
-    const float beta = prm.beta_ptr ? *prm.beta_ptr : prm.beta;
-
     /* One 64-bit base per operand and 32-bit element offsets per row
      * (can_implement bounds BLOCK_M*lda and N_MAX*ldb below 2^31): the
      * offsets of all rows cost fewer registers than pointers would. */
@@ -283,6 +330,19 @@ skinny_tn(const skinny_params prm)
     const int stride = cluster * WK * KC;
     const int first = (rank * WK + wk) * KC;
     const int whole_chunks = prm.k / CHUNK;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    /* Programmatic dependent launch: let the next kernel's blocks start as
+     * this grid's blocks retire; read nothing before the grids this one
+     * depends on are complete (griddepcontrol.wait is a no-op without the
+     * launch attribute). (An L2 prefetch of the first iterations' weights
+     * before the wait, one per lane and load, measured 10-17% slower on
+     * H200.) */
+    griddepcontrol_launch_dependents();
+    griddepcontrol_wait();
+#endif
+    const float alpha = prm.alpha_ptr ? *prm.alpha_ptr : prm.alpha;
+    const float beta = prm.beta_ptr ? *prm.beta_ptr : prm.beta;
     int full_iters = 0;
     bool tail = false;
     if (alpha != 0.0f) {
@@ -404,6 +464,222 @@ skinny_tn(const skinny_params prm)
                                     row_block, b, alpha, beta);
 }
 
+/* ---------------------------------------------------------------------------
+ * sm_90: the shared-memory ring kernel (configurations in skinny_config.h).
+ *
+ * Block = WARPS consumer warps (warp w owns rows w*WARP_M .. +WARP_M of the
+ * block's BLOCK_M weight rows, all tokens, every k) plus one producer warp.
+ * The blocks of a cluster split k: rank r takes a contiguous run of the
+ * 64-wide stages. Partial sums meet in distributed shared memory and are
+ * added in rank order (bitwise reproducible).
+ *
+ * Ring protocol: full[s] completes when the producer's arrive.expect_tx
+ * came and both boxes of stage s landed (out-of-bounds parts of a box are
+ * zero-filled and counted: rows past m, tokens past n and k past its end
+ * contribute zeros, so there is no tail code); empty[s] completes when all
+ * WARPS consumer warps have read it.
+ *
+ * Shared layout of a stage: the weights box (BLOCK_M rows of 128 bytes),
+ * then the tokens box (N_MAX rows), both with the 128-byte swizzle: the
+ * 16-byte chunk c of row r sits at chunk c ^ (r % 8), so the eight row
+ * addresses of an ldmatrix (rows r..r+7, one chunk) hit eight distinct
+ * bank quads.
+ * ------------------------------------------------------------------------- */
+template <class Cfg, class In, class Out, bool CLUSTER>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::CTAS_PER_SM)
+skinny_ring_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap_a,
+               const __grid_constant__ CUtensorMap tmap_b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int MT = Cfg::M_TILES, NT = Cfg::N_TILES, W = Cfg::WARPS;
+    constexpr int STAGES = Cfg::STAGES, SK = Cfg::STAGE_K, RB = Cfg::ROW_BYTES;
+    constexpr int PRODUCER = W; /* warp index of the producer */
+    extern __shared__ unsigned char smem_raw[];
+    /* Same offset in every block of the launch, so the cluster reduction's
+     * distributed-shared-memory addresses agree. */
+    unsigned char *smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
+    uint64_t *full = reinterpret_cast<uint64_t *>(smem + Cfg::BAR_OFFSET);
+    uint64_t *empty = full + STAGES;
+
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int cluster = CLUSTER ? prm.cluster : 1;
+    const int rank = CLUSTER ? (int)(blockIdx.x % (unsigned)cluster) : 0;
+    const int row_block = CLUSTER ? (int)(blockIdx.x / (unsigned)cluster) : (int)blockIdx.x;
+    const int b = (int)blockIdx.y;
+    const int row0 = row_block * Cfg::BLOCK_M;
+
+    const int total_stages = (prm.k + SK - 1) / SK;
+    const int s_begin = (int)((int64_t)rank * total_stages / cluster);
+    const int s_end = (int)((int64_t)(rank + 1) * total_stages / cluster);
+
+    griddepcontrol_launch_dependents();
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < STAGES; ++i) {
+            mbarrier_init(&full[i], 1);
+            mbarrier_init(&empty[i], W);
+        }
+        fence_mbarrier_init();
+    }
+    if (warp == PRODUCER && lane == 0 && s_end > s_begin) {
+        prefetch_tensormap(&tmap_a);
+        prefetch_tensormap(&tmap_b);
+    }
+    /* The host launches this kernel without programmatic dependent launch
+     * (see plan_of); the wait keeps it correct if it ever is. */
+    griddepcontrol_wait();
+    __syncthreads(); /* barrier initialisation visible to all */
+
+    const float alpha = prm.alpha_ptr ? *prm.alpha_ptr : prm.alpha;
+    const float beta = prm.beta_ptr ? *prm.beta_ptr : prm.beta;
+    const int stages = alpha != 0.0f ? s_end - s_begin : 0; /* alpha == 0 reads nothing */
+
+    float acc[MT][NT][4];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                acc[mt][nt][e] = 0.0f;
+
+    if (warp == PRODUCER) {
+        if (lane == 0 && stages > 0) {
+            /* Weights are read once: evict them first; tokens are read by
+             * every row block: keep them. */
+            const uint64_t evict_first = createpolicy_evict_first();
+            const uint64_t evict_last = createpolicy_evict_last();
+            for (int s = 0; s < stages; ++s) {
+                const int slot = s % STAGES;
+                if (s >= STAGES) /* consumers released the stage s - STAGES */
+                    mbarrier_wait_parity(&empty[slot], (uint32_t)((s / STAGES - 1) & 1));
+                unsigned char *st = smem + slot * Cfg::STAGE_BYTES;
+                const int kk = (s_begin + s) * SK;
+                mbarrier_arrive_expect_tx(&full[slot], Cfg::STAGE_BYTES);
+                tma_load_3d_hint(st, &tmap_a, &full[slot], kk, row0, b, evict_first);
+                tma_load_3d_hint(st + Cfg::A_BYTES, &tmap_b, &full[slot], kk, 0, b, evict_last);
+            }
+        }
+    } else {
+        /* ldmatrix row addresses. Weights (m16 x k16 per x4): lanes 0-7
+         * give rows 0-7 at k 0, 8-15 rows 8-15 at k 0, 16-23 rows 0-7 at
+         * k 8, 24-31 rows 8-15 at k 8 -> registers a0..a3 of the mma.
+         * Tokens (n8 x k32 per x4): lane gives token lane%8 at k
+         * 8*(lane/8) -> b0, b1 of k step 0, then of step 1. Every row
+         * block starts at a multiple of 8 rows, so row % 8 = lane % 8 in
+         * the swizzle. */
+        const int x = lane & 7;
+        const uint32_t a_row = (uint32_t)((warp * Cfg::WARP_M + x + ((lane >> 3) & 1) * 8) * RB);
+        const uint32_t b_row = (uint32_t)(Cfg::A_BYTES + x * RB);
+        uint32_t a_col[4], b_col[2]; /* swizzled 16-byte chunk offsets per k16 step / k32 */
+#pragma unroll
+        for (int ks = 0; ks < 4; ++ks)
+            a_col[ks] = (uint32_t)(((2 * ks + (lane >> 4)) ^ x) << 4);
+#pragma unroll
+        for (int kc = 0; kc < 2; ++kc)
+            b_col[kc] = (uint32_t)(((4 * kc + (lane >> 3)) ^ x) << 4);
+        for (int s = 0; s < stages; ++s) {
+            const int slot = s % STAGES;
+            mbarrier_wait_parity(&full[slot], (uint32_t)((s / STAGES) & 1));
+            const unsigned char *st = smem + slot * Cfg::STAGE_BYTES;
+#pragma unroll
+            for (int kc = 0; kc < 2; ++kc) { /* two 32-wide chunks */
+                uint32_t fa[MT][2][4], fb[NT][4];
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                    for (int h = 0; h < 2; ++h)
+                        ldmatrix_x4(fa[mt][h], st + a_row + mt * 16 * RB + a_col[2 * kc + h]);
+#pragma unroll
+                for (int nt = 0; nt < NT; ++nt)
+                    ldmatrix_x4(fb[nt], st + b_row + nt * 8 * RB + b_col[kc]);
+                /* Each chunk's two mma steps start from zero and are added
+                 * to acc with a rounded FADD (see the register kernel). */
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                    for (int nt = 0; nt < NT; ++nt) {
+                        float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+                        for (int h = 0; h < 2; ++h)
+                            mma_op<In>::run(part, fa[mt][h][0], fa[mt][h][1], fa[mt][h][2],
+                                            fa[mt][h][3], fb[nt][2 * h], fb[nt][2 * h + 1]);
+#pragma unroll
+                        for (int e = 0; e < 4; ++e)
+                            acc[mt][nt][e] += part[e];
+                    }
+            }
+            __syncwarp(); /* every lane's reads of the stage are done */
+            if (lane == 0)
+                mbarrier_arrive(&empty[slot]);
+        }
+    }
+
+    /* Epilogue. acc[mt][nt] of lane (g, t) of consumer warp w holds rows
+     * w*WARP_M + mt*16 + g (+8) and columns nt*8 + 2t (+1). */
+    Out *C = static_cast<Out *>(prm.C) + (int64_t)b * prm.stride_c;
+    auto store = [&](int w, int mt, int nt, int l, const float (&v)[4]) {
+        const int row = row0 + w * Cfg::WARP_M + mt * 16 + l / 4, col = nt * 8 + 2 * (l % 4);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const int r = row + (e >> 1) * 8, c = col + (e & 1);
+            if (r < prm.m && c < prm.n)
+                store_c<Out>(prm, C, r, c, v[e], alpha, beta);
+        }
+    };
+    if constexpr (!CLUSTER) {
+        if (warp != PRODUCER)
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int nt = 0; nt < NT; ++nt)
+                    store(warp, mt, nt, lane, acc[mt][nt]);
+    } else {
+        /* Every block leaves its sums in its ring (all stages consumed: no
+         * copy in flight once the block barrier passed), fragment-ordered
+         * [W][MT][NT][32] float4; rank r then adds slice r of every block's
+         * sums in rank order and stores it. The second cluster barrier keeps
+         * each block's shared memory alive until the others have read it. */
+        namespace cg = cooperative_groups;
+        cg::cluster_group cl = cg::this_cluster();
+        float4 *red = reinterpret_cast<float4 *>(smem);
+        __syncthreads();
+        if (warp != PRODUCER)
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int nt = 0; nt < NT; ++nt)
+                    red[((warp * MT + mt) * NT + nt) * 32 + lane] =
+                        make_float4(acc[mt][nt][0], acc[mt][nt][1], acc[mt][nt][2], acc[mt][nt][3]);
+        cl.sync();
+        constexpr int Q = W * MT * NT * 32;
+        const int per_rank = (Q + cluster - 1) / cluster;
+        const int q_end = min(Q, (rank + 1) * per_rank);
+        for (int q = rank * per_rank + (int)threadIdx.x; q < q_end; q += Cfg::THREADS) {
+            /* all ranks' loads first (independent), then the sum in rank order */
+            float4 v[SKINNY_MAX_CLUSTER];
+#pragma unroll
+            for (int r = 0; r < SKINNY_MAX_CLUSTER; ++r)
+                if (r < cluster)
+                    v[r] = cl.map_shared_rank(red, (unsigned)r)[q];
+            float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+            for (int r = 0; r < SKINNY_MAX_CLUSTER; ++r)
+                if (r < cluster) {
+                    sum[0] += v[r].x;
+                    sum[1] += v[r].y;
+                    sum[2] += v[r].z;
+                    sum[3] += v[r].w;
+                }
+            const int l = q % 32, nt = q / 32 % NT, mt = q / 32 / NT % MT, w = q / 32 / NT / MT;
+            store(w, mt, nt, l, sum);
+        }
+        cl.sync();
+    }
+#else
+    __trap(); /* sm_90 only; the host never launches it elsewhere */
+#endif
+}
+
 bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
 /* Rows, tokens and k positions are 32-bit in the kernel: a row offset
@@ -426,24 +702,37 @@ n_bucket bucket_of(int64_t n)
            : n <= skinny_cfg_n32::N_MAX ? BUCKET_N32 : BUCKET_N64;
 }
 
-int block_m_of(n_bucket nb)
+/* What the host needs of a configuration of either kernel. */
+struct cfg_shape {
+    int block_m;     /* weight rows per block */
+    int k_span;      /* k per iteration (register kernel) or stage (ring) of a block */
+    int per_sm;      /* blocks per SM the configuration is built for */
+    int smem_bytes;  /* dynamic shared memory (ring) */
+};
+template <class Cfg> constexpr cfg_shape reg_shape_of()
+{
+    return {Cfg::BLOCK_M, Cfg::WARPS_K * Cfg::WARP_K, Cfg::MIN_BLOCKS_PER_SM, 0};
+}
+template <class Cfg> constexpr cfg_shape ring_shape_of()
+{
+    return {Cfg::BLOCK_M, Cfg::STAGE_K, Cfg::CTAS_PER_SM, Cfg::SMEM_BYTES};
+}
+cfg_shape reg_shape(n_bucket nb)
 {
     switch (nb) {
-    case BUCKET_N8: return skinny_cfg_n8::BLOCK_M;
-    case BUCKET_N16: return skinny_cfg_n16::BLOCK_M;
-    case BUCKET_N32: return skinny_cfg_n32::BLOCK_M;
-    default: return skinny_cfg_n64::BLOCK_M;
+    case BUCKET_N8: return reg_shape_of<skinny_cfg_n8>();
+    case BUCKET_N16: return reg_shape_of<skinny_cfg_n16>();
+    case BUCKET_N32: return reg_shape_of<skinny_cfg_n32>();
+    default: return reg_shape_of<skinny_cfg_n64>();
     }
 }
-
-/* k a block covers per iteration (all its warps). */
-int block_k_span_of(n_bucket nb)
+cfg_shape ring_shape(n_bucket nb)
 {
     switch (nb) {
-    case BUCKET_N8: return skinny_cfg_n8::WARPS_K * skinny_cfg_n8::WARP_K;
-    case BUCKET_N16: return skinny_cfg_n16::WARPS_K * skinny_cfg_n16::WARP_K;
-    case BUCKET_N32: return skinny_cfg_n32::WARPS_K * skinny_cfg_n32::WARP_K;
-    default: return skinny_cfg_n64::WARPS_K * skinny_cfg_n64::WARP_K;
+    case BUCKET_N8: /* not chosen (plan_of): the n16 configuration holds it */
+    case BUCKET_N16: return ring_shape_of<skinny_ring_n16>();
+    case BUCKET_N32: return ring_shape_of<skinny_ring_n32>();
+    default: return ring_shape_of<skinny_ring_n64>();
     }
 }
 
@@ -454,37 +743,56 @@ int block_k_span_of(n_bucket nb)
  * whenever the row blocks alone fill the machine (H200: 4-13% at ck2, worse
  * beyond). So: the largest power of two that keeps all blocks resident in
  * one wave at the configuration's design occupancy, and gives each block at
- * least MIN_ITERS_PER_BLOCK iterations. */
+ * least min_iters iterations (stages). */
 constexpr int MIN_ITERS_PER_BLOCK = 4;
 
-int blocks_per_sm_of(n_bucket nb)
-{
-    switch (nb) {
-    case BUCKET_N8: return skinny_cfg_n8::MIN_BLOCKS_PER_SM;
-    case BUCKET_N16: return skinny_cfg_n16::MIN_BLOCKS_PER_SM;
-    case BUCKET_N32: return skinny_cfg_n32::MIN_BLOCKS_PER_SM;
-    default: return skinny_cfg_n64::MIN_BLOCKS_PER_SM;
-    }
-}
-
-int choose_cluster(const gs_problem_t *p, const gs_device_t *d)
+int choose_cluster(const gs_problem_t *p, const gs_device_t *d, const cfg_shape &cs, int min_iters)
 {
     if (d->cc_major < 9)
         return 1;
-    const n_bucket nb = bucket_of(p->n);
-    const int64_t row_blocks = (p->m + block_m_of(nb) - 1) / block_m_of(nb) * p->batch;
-    const int64_t slots = (int64_t)(d->sm_count > 0 ? d->sm_count : 1) * blocks_per_sm_of(nb);
+    const int64_t row_blocks = (p->m + cs.block_m - 1) / cs.block_m * p->batch;
+    const int64_t slots = (int64_t)(d->sm_count > 0 ? d->sm_count : 1) * cs.per_sm;
     int cluster = 1;
     while (cluster < SKINNY_MAX_CLUSTER && row_blocks * cluster * 2 <= slots &&
-           p->k >= (int64_t)2 * cluster * block_k_span_of(nb) * MIN_ITERS_PER_BLOCK)
+           p->k >= (int64_t)2 * cluster * cs.k_span * min_iters)
         cluster *= 2;
     return cluster;
 }
 
-template <class Cfg, class In, class Out>
-cudaError_t skinny_launch(const gs_problem_t *p, int cluster)
+/* What a call runs. */
+struct skinny_plan {
+    bool ring;   /* the sm_90 ring kernel (else the register kernel) */
+    int cluster; /* blocks splitting k */
+    bool pdl;    /* programmatic dependent launch */
+};
+
+/* sm_90 choice between the kernels (H200, bench/notes-sk.md): the ring
+ * kernel streams at up to 4.0 TB/s and cuts the token traffic, but a block
+ * pays a fixed start (barrier setup, descriptor fetch, pipeline fill) and
+ * a cluster split adds a reduction: with splits of 8 it ran 0.47-0.80x
+ * cuBLAS where the register kernel ran 0.63-1.22x. It takes n > 8 where
+ * the row blocks need a split of at most SKINNY_RING_MAX_CLUSTER (large
+ * m); the register kernel, launched with programmatic dependent launch
+ * (5-9% on 10-us calls), takes the rest. The ring kernel is launched
+ * without it: with an L2 prefetch of its first stages before the
+ * dependency wait it measured 3-9% slower. */
+skinny_plan plan_of(const gs_problem_t *p, const gs_device_t *d)
 {
-    skinny_params prm = {};
+    const n_bucket nb = bucket_of(p->n);
+    skinny_plan pl = {false, 1, d->cc_major >= 9};
+    if (d->cc_major >= 9 && p->n > skinny_cfg_n8::N_MAX &&
+        d->smem_optin >= (size_t)ring_shape(nb).smem_bytes) {
+        const int c = choose_cluster(p, d, ring_shape(nb), SKINNY_RING_MIN_STAGES_PER_CTA);
+        if (c <= SKINNY_RING_MAX_CLUSTER)
+            return {true, c, false};
+    }
+    pl.cluster = choose_cluster(p, d, reg_shape(nb), MIN_ITERS_PER_BLOCK);
+    return pl;
+}
+
+void fill_params(skinny_params &prm, const gs_problem_t *p, int cluster)
+{
+    prm = skinny_params{};
     prm.A = p->A;
     prm.B = p->B;
     prm.C = p->C;
@@ -505,45 +813,165 @@ cudaError_t skinny_launch(const gs_problem_t *p, int cluster)
         prm.alpha = *static_cast<const float *>(p->alpha);
         prm.beta = *static_cast<const float *>(p->beta);
     }
-    const int64_t row_blocks = (p->m + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M;
+    prm.bias = p->bias;
+    prm.bias_type = (int)p->bias_type;
+}
 
+/* Launch attributes: the cluster shape (when splitting) and programmatic
+ * stream serialization (when pdl); attr must outlive the launch call. */
+void set_launch_attrs(cudaLaunchConfig_t &lc, cudaLaunchAttribute (&attr)[2], int cluster, bool pdl)
+{
+    int na = 0;
+    if (cluster > 1) {
+        attr[na].id = cudaLaunchAttributeClusterDimension;
+        attr[na].val.clusterDim.x = (unsigned)cluster;
+        attr[na].val.clusterDim.y = 1;
+        attr[na].val.clusterDim.z = 1;
+        ++na;
+    }
+    if (pdl) {
+        attr[na].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[na].val.programmaticStreamSerializationAllowed = 1;
+        ++na;
+    }
+    lc.attrs = na ? attr : nullptr;
+    lc.numAttrs = (unsigned)na;
+}
+
+template <class Cfg, class In, class Out>
+cudaError_t skinny_launch(const gs_problem_t *p, const skinny_plan &pl)
+{
+    skinny_params prm;
+    fill_params(prm, p, pl.cluster);
+    const int64_t row_blocks = (p->m + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M;
     cudaLaunchConfig_t lc = {};
-    lc.gridDim = dim3((unsigned)(row_blocks * cluster), (unsigned)p->batch, 1);
+    lc.gridDim = dim3((unsigned)(row_blocks * pl.cluster), (unsigned)p->batch, 1);
     lc.blockDim = dim3(Cfg::THREADS, 1, 1);
     lc.dynamicSmemBytes = 0;
     lc.stream = static_cast<cudaStream_t>(p->stream);
-    cudaLaunchAttribute attr[1];
-    if (cluster > 1) {
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = (unsigned)cluster;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        lc.attrs = attr;
-        lc.numAttrs = 1;
+    cudaLaunchAttribute attr[2];
+    set_launch_attrs(lc, attr, pl.cluster, pl.pdl);
+    return cudaLaunchKernelEx(&lc, pl.cluster > 1 ? skinny_tn<Cfg, In, Out, true>
+                                                  : skinny_tn<Cfg, In, Out, false>,
+                              prm);
+}
+
+PFN_cuTensorMapEncodeTiled_v12000 get_encode_tiled(void)
+{
+    static std::once_flag once;
+    static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+    std::call_once(once, [] {
+        void *ptr = nullptr;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &ptr, 12000,
+                                             cudaEnableDefault, &q) == cudaSuccess &&
+            q == cudaDriverEntryPointSuccess)
+            fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(ptr);
+    });
+    return fn;
+}
+
+/* Tensor map of a k-contiguous operand: {k, rows, batch} 16-bit elements,
+ * ld and batch stride in elements, boxes of 64 k x box_rows, 128-byte
+ * swizzle, zeros out of bounds. */
+bool encode_operand(CUtensorMap *map, gs_dtype_t t, const void *base, int64_t k, int64_t rows,
+                    int64_t batch, int64_t ld, int64_t bstride, int box_rows)
+{
+    PFN_cuTensorMapEncodeTiled_v12000 enc = get_encode_tiled();
+    if (!enc)
+        return false;
+    const uint64_t s1 = (uint64_t)ld * 2;
+    uint64_t s2 = (uint64_t)bstride * 2;
+    if (batch == 1) /* unused: any legal stride */
+        s2 = s1 * (uint64_t)rows < (1ull << 40) ? s1 * (uint64_t)rows : s1;
+    cuuint64_t dims[3] = {(cuuint64_t)k, (cuuint64_t)rows, (cuuint64_t)batch};
+    cuuint64_t strides[2] = {s1, s2};
+    cuuint32_t box[3] = {64, (cuuint32_t)box_rows, 1};
+    cuuint32_t estr[3] = {1, 1, 1};
+    return enc(map, t == GS_DT_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+               3, const_cast<void *>(base), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+/* cudaErrorNotSupported: the tensor maps could not be made (the caller
+ * runs the register kernel instead). */
+template <class Cfg, class In, class Out>
+cudaError_t ring_launch(const gs_problem_t *p, const gs_device_t *d, const skinny_plan &pl)
+{
+    CUtensorMap ta, tb;
+    memset(&ta, 0, sizeof ta);
+    memset(&tb, 0, sizeof tb);
+    if (p->k > 0 && (!encode_operand(&ta, p->a_type, p->A, p->k, p->m, p->batch, p->lda,
+                                     p->stride_a, Cfg::BLOCK_M) ||
+                     !encode_operand(&tb, p->a_type, p->B, p->k, p->n, p->batch, p->ldb,
+                                     p->stride_b, Cfg::N_MAX)))
+        return cudaErrorNotSupported;
+    auto k_plain = skinny_ring_tn<Cfg, In, Out, false>;
+    auto k_cluster = skinny_ring_tn<Cfg, In, Out, true>;
+    /* Raise the dynamic shared memory limit once per device and
+     * instantiation (a bit per ordinal; a racing second call is harmless). */
+    static std::atomic<uint64_t> attr_done{0};
+    const uint64_t bit = 1ull << (d->ordinal & 63);
+    if (!(attr_done.load(std::memory_order_acquire) & bit)) {
+        cudaError_t e = cudaFuncSetAttribute(k_plain, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             Cfg::SMEM_BYTES);
+        if (e == cudaSuccess)
+            e = cudaFuncSetAttribute(k_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     Cfg::SMEM_BYTES);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return e;
+        }
+        attr_done.fetch_or(bit, std::memory_order_acq_rel);
     }
-    return cluster > 1 ? cudaLaunchKernelEx(&lc, skinny_tn<Cfg, In, Out, true>, prm)
-                       : cudaLaunchKernelEx(&lc, skinny_tn<Cfg, In, Out, false>, prm);
+    skinny_params prm;
+    fill_params(prm, p, pl.cluster);
+    const int64_t row_blocks = (p->m + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M;
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = dim3((unsigned)(row_blocks * pl.cluster), (unsigned)p->batch, 1);
+    lc.blockDim = dim3(Cfg::THREADS, 1, 1);
+    lc.dynamicSmemBytes = Cfg::SMEM_BYTES;
+    lc.stream = static_cast<cudaStream_t>(p->stream);
+    cudaLaunchAttribute attr[2];
+    set_launch_attrs(lc, attr, pl.cluster, pl.pdl);
+    return cudaLaunchKernelEx(&lc, pl.cluster > 1 ? k_cluster : k_plain, prm, ta, tb);
 }
 
 template <class In, class Out>
-cudaError_t launch_bucket(const gs_problem_t *p, int cluster)
+cudaError_t launch_bucket(const gs_problem_t *p, const gs_device_t *d, const skinny_plan &plan)
 {
-    switch (bucket_of(p->n)) {
-    case BUCKET_N8: return skinny_launch<skinny_cfg_n8, In, Out>(p, cluster);
-    case BUCKET_N16: return skinny_launch<skinny_cfg_n16, In, Out>(p, cluster);
-    case BUCKET_N32: return skinny_launch<skinny_cfg_n32, In, Out>(p, cluster);
-    default: return skinny_launch<skinny_cfg_n64, In, Out>(p, cluster);
+    skinny_plan pl = plan;
+    const n_bucket nb = bucket_of(p->n);
+    if (pl.ring) {
+        cudaError_t e;
+        switch (nb) {
+        case BUCKET_N8: /* not chosen (plan_of): the n16 configuration holds it */
+        case BUCKET_N16: e = ring_launch<skinny_ring_n16, In, Out>(p, d, pl); break;
+        case BUCKET_N32: e = ring_launch<skinny_ring_n32, In, Out>(p, d, pl); break;
+        default: e = ring_launch<skinny_ring_n64, In, Out>(p, d, pl); break;
+        }
+        if (e != cudaErrorNotSupported)
+            return e;
+        /* no tensor maps for these operands: the register kernel */
+        pl = {false, choose_cluster(p, d, reg_shape(nb), MIN_ITERS_PER_BLOCK), true};
+    }
+    switch (nb) {
+    case BUCKET_N8: return skinny_launch<skinny_cfg_n8, In, Out>(p, pl);
+    case BUCKET_N16: return skinny_launch<skinny_cfg_n16, In, Out>(p, pl);
+    case BUCKET_N32: return skinny_launch<skinny_cfg_n32, In, Out>(p, pl);
+    default: return skinny_launch<skinny_cfg_n64, In, Out>(p, pl);
     }
 }
 
-cudaError_t skinny_dispatch(const gs_problem_t *p, int cluster)
+cudaError_t skinny_dispatch(const gs_problem_t *p, const gs_device_t *d, const skinny_plan &pl)
 {
     const bool out_f32 = p->c_type == GS_DT_F32;
     if (p->a_type == GS_DT_BF16)
-        return out_f32 ? launch_bucket<__nv_bfloat16, float>(p, cluster)
-                       : launch_bucket<__nv_bfloat16, __nv_bfloat16>(p, cluster);
-    return out_f32 ? launch_bucket<__half, float>(p, cluster)
-                   : launch_bucket<__half, __half>(p, cluster);
+        return out_f32 ? launch_bucket<__nv_bfloat16, float>(p, d, pl)
+                       : launch_bucket<__nv_bfloat16, __nv_bfloat16>(p, d, pl);
+    return out_f32 ? launch_bucket<__half, float>(p, d, pl)
+                   : launch_bucket<__half, __half>(p, d, pl);
 }
 
 bool is_16bit(gs_dtype_t t) { return t == GS_DT_BF16 || t == GS_DT_F16; }
@@ -554,7 +982,12 @@ extern "C" int gs_skinny_can_implement(const gs_problem_t *p, const gs_device_t 
 {
     if (!p || !d || !d->present || d->cc_major < 8)
         return 0;
-    if (p->bias) /* bias epilogue not implemented (yet) */
+    /* cublasLt BIAS epilogue: one vector of m elements, added after alpha
+     * and beta (store_c). */
+    if (p->bias && p->bias_type != GS_DT_F32 && p->bias_type != GS_DT_F16 &&
+        p->bias_type != GS_DT_BF16)
+        return 0;
+    if (p->bias && (uintptr_t)p->bias % gs_dtype_size(p->bias_type) != 0)
         return 0;
     if (!is_16bit(p->a_type) || p->b_type != p->a_type ||
         (p->c_type != p->a_type && p->c_type != GS_DT_F32) || p->scalar_type != GS_DT_F32)
@@ -575,7 +1008,8 @@ extern "C" int gs_skinny_can_implement(const gs_problem_t *p, const gs_device_t 
         return 0;
     if (!p->alpha || !p->beta || !p->C)
         return 0;
-    /* 16-byte loads of 8 elements at every (batch, row) start. */
+    /* 16-byte loads (and bulk copies) of 8 elements at every (batch, row)
+     * start. */
     if (!aligned16(p->A) || !aligned16(p->B) || p->lda % 8 != 0 || p->ldb % 8 != 0)
         return 0;
     if (p->batch > 1 && (p->stride_a % 8 != 0 || p->stride_b % 8 != 0))
@@ -592,7 +1026,7 @@ extern "C" int gs_skinny_run(const gs_problem_t *p, const gs_device_t *d)
 {
     if (!gs_skinny_can_implement(p, d))
         return (int)cudaErrorInvalidValue;
-    return (int)skinny_dispatch(p, choose_cluster(p, d));
+    return (int)skinny_dispatch(p, d, plan_of(p, d));
 }
 
 extern "C" const char *gs_skinny_name(const gs_problem_t *p)
@@ -602,15 +1036,22 @@ extern "C" const char *gs_skinny_name(const gs_problem_t *p)
         d.cc_major = 8; /* no device: name the sm_80 choice */
         d.sm_count = 1;
     }
-    const int cluster = choose_cluster(p, &d);
+    const skinny_plan pl = plan_of(p, &d);
     const n_bucket nb = bucket_of(p->n);
     static const char *const in_names[2] = {"bf16", "f16"};
     static const int n_max[BUCKET_COUNT] = {skinny_cfg_n8::N_MAX, skinny_cfg_n16::N_MAX,
                                             skinny_cfg_n32::N_MAX, skinny_cfg_n64::N_MAX};
     /* Per thread: the pointer stays valid until this thread's next call. */
-    static thread_local char name[64];
-    snprintf(name, sizeof name, "skinny_tn_%s%s_n%d_m%d_ck%d", in_names[p->a_type == GS_DT_F16],
-             p->c_type == GS_DT_F32 ? "_f32out" : "", n_max[nb], block_m_of(nb), cluster);
+    static thread_local char name[80];
+    if (pl.ring) {
+        const cfg_shape cs = ring_shape(nb);
+        snprintf(name, sizeof name, "skinny_ring_%s%s_n%d_m%d_ck%d", in_names[p->a_type == GS_DT_F16],
+                 p->c_type == GS_DT_F32 ? "_f32out" : "", n_max[nb], cs.block_m, pl.cluster);
+    } else {
+        snprintf(name, sizeof name, "skinny_tn_%s%s_n%d_m%d_ck%d", in_names[p->a_type == GS_DT_F16],
+                 p->c_type == GS_DT_F32 ? "_f32out" : "", n_max[nb], reg_shape(nb).block_m,
+                 pl.cluster);
+    }
     return name;
 }
 
@@ -618,5 +1059,5 @@ extern "C" size_t gs_skinny_workspace_bytes(const gs_problem_t *p, const gs_devi
 {
     (void)p;
     (void)d;
-    return 0; /* no split through the workspace (yet) */
+    return 0; /* the k split meets in (distributed) shared memory */
 }

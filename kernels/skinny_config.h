@@ -57,11 +57,14 @@ struct skinny_cfg {
  * per lane in flight, 256 rows-blocks of 16 for m = 4096 (H200: 2-7%
  * faster than 2 m16 tiles x 2 chunks). n <= 16: two m16 tiles share each
  * token load. n = 33..64: two warps on distinct rows read the same tokens
- * at the same time, so L1 serves the second. This bucket runs at 0.55-0.75x
- * cuBLAS on H200 (token re-reads through L2 and too few weight bytes in
- * flight per register); a shared-memory staged variant with 128-row blocks
- * measured no better and was dropped. n = 17..32 is correct but was not
- * timed. */
+ * at the same time, so L1 serves the second. Above n = 8 the token
+ * re-reads through L2 (n/BLOCK_M per weight byte) limit these: 0.59-0.98x
+ * cuBLAS on H200 where the ring kernel does not take over (small m).
+ * Measured and dropped (H200): 64- and 128-row blocks for n = 9..64 (2, 4
+ * or 8 warps on distinct rows sharing tokens through L1): faster where the
+ * row blocks fill the machine unsplit (m >= 6144: up to +23% at n = 32,
+ * where the ring kernel is faster still), 16-42% slower at m = 4096 (their
+ * row blocks need a cluster split of 4-8). */
 using skinny_cfg_n8 = skinny_cfg<1, 1, 1, 8, 4, true, 2>;
 using skinny_cfg_n16 = skinny_cfg<2, 2, 1, 8, 2, true, 2>;
 using skinny_cfg_n32 = skinny_cfg<4, 1, 1, 8, 2, false, 2>;
@@ -69,5 +72,75 @@ using skinny_cfg_n64 = skinny_cfg<8, 1, 2, 4, 1, false, 2>;
 
 /* Largest cluster (blocks splitting k across SMs) that is portable. */
 constexpr int SKINNY_MAX_CLUSTER = 8;
+
+/* ---------------------------------------------------------------------------
+ * The sm_90 decode kernel (skinny_ring_tn): a producer warp streams 64-wide
+ * k stages of the weights (a BLOCK_M x 64 box) and of the tokens (an
+ * N_MAX x 64 box) into a ring of STAGES shared-memory buffers with the
+ * tensor copy engine (two instructions per stage, 128-byte swizzle, zeros
+ * past m, n and k), completing on mbarriers; WARPS consumer warps, each on
+ * its own WARP_M weight rows and all N_MAX tokens, read their mma fragments
+ * with ldmatrix. The bytes in flight live in shared memory, not registers,
+ * so an SM keeps STAGES stages of weights requested whatever n is, and a
+ * stage of tokens is fetched once per block of BLOCK_M rows (n/BLOCK_M
+ * extra L2 traffic per weight byte) instead of once per warp.
+ * ------------------------------------------------------------------------- */
+template <int N_TILES_, int M_TILES_, int WARPS_, int STAGES_, int CTAS_PER_SM_>
+struct skinny_ring_cfg {
+    static constexpr int N_TILES = N_TILES_;  /* n8 tiles: up to 8*N_TILES tokens */
+    static constexpr int M_TILES = M_TILES_;  /* m16 tiles per consumer warp */
+    static constexpr int WARPS = WARPS_;      /* consumer warps (+1 producer warp) */
+    static constexpr int STAGES = STAGES_;    /* ring depth */
+    static constexpr int CTAS_PER_SM = CTAS_PER_SM_; /* design occupancy */
+
+    static constexpr int N_MAX = 8 * N_TILES;
+    static constexpr int WARP_M = 16 * M_TILES;
+    static constexpr int BLOCK_M = WARPS * WARP_M;
+    static constexpr int THREADS = 32 * (WARPS + 1);
+    /* One 128-byte swizzle span of 16-bit elements per stage and row. */
+    static constexpr int STAGE_K = 64;
+    static constexpr int ROW_BYTES = 2 * STAGE_K;
+    static constexpr int A_BYTES = BLOCK_M * ROW_BYTES; /* weights box */
+    static constexpr int B_BYTES = N_MAX * ROW_BYTES;   /* tokens box */
+    static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+    static constexpr int RING_BYTES = STAGES * STAGE_BYTES;
+    /* Cluster split: every block's partial sums, fragment-ordered, reuse the
+     * ring once the main loop is done. */
+    static constexpr int RED_BYTES = WARPS * M_TILES * N_TILES * 32 * 16;
+    static constexpr int BAR_OFFSET = (RING_BYTES > RED_BYTES ? RING_BYTES : RED_BYTES);
+    /* full[], empty[], then slack to align the dynamic base to 1024 bytes
+     * (the 128-byte swizzle pattern repeats every 1024). */
+    static constexpr int SMEM_BYTES = BAR_OFFSET + 2 * STAGES * 8 + 1024;
+
+    static_assert(N_TILES >= 1 && N_TILES <= 8, "at most 64 tokens");
+    static_assert(BLOCK_M <= 256 && N_MAX <= 256, "a TMA box has at most 256 rows");
+    static_assert(A_BYTES % 1024 == 0 && B_BYTES % 1024 == 0, "swizzled boxes 1024-aligned");
+    static_assert(STAGES >= 2, "a ring");
+    static_assert(THREADS <= 1024, "threads per block");
+    /* 228 KB of shared memory per SM, 1 KB of it reserved per block. */
+    static_assert(CTAS_PER_SM * (SMEM_BYTES + 1024) <= 228 * 1024, "shared memory per SM");
+};
+
+/* One configuration per n bucket (H200, bench/notes-sk.md). The ring kernel
+ * takes n > 8 (plan_of in skinny.cu); n <= 8 goes to the register kernel.
+ * n <= 32: 128-row blocks (8 warps x one m16 tile), two blocks per SM, so
+ * one block's drain and epilogue overlap the other's streaming; tokens add
+ * at most 32/128 = 1/4 to the L2 traffic; 5-6 stages of 18-20 KB each.
+ * n = 33..64: 256-row blocks (two m16 tiles per warp: their 64 accumulators
+ * leave no room for a second block's registers), one block per SM, 5
+ * stages of 40 KB. Measured and dropped: one block per SM with 11-12
+ * stages for n <= 16 and 256-row blocks for n <= 32 (3-20% slower),
+ * 128-row blocks for n <= 64 (5-28% slower). */
+using skinny_ring_n16 = skinny_ring_cfg<2, 1, 8, 6, 2>;
+using skinny_ring_n32 = skinny_ring_cfg<4, 1, 8, 5, 2>;
+using skinny_ring_n64 = skinny_ring_cfg<8, 2, 8, 5, 1>;
+
+/* A block of a cluster split gets at least this many stages. */
+constexpr int SKINNY_RING_MIN_STAGES_PER_CTA = 4;
+
+/* Largest cluster split the ring kernel is used with: beyond it (small m)
+ * the register kernel is faster (H200: ring with splits of 8 ran
+ * 0.47-0.80x cuBLAS, see plan_of in skinny.cu). */
+constexpr int SKINNY_RING_MAX_CLUSTER = 4;
 
 #endif /* GS_SKINNY_CONFIG_H */

@@ -23,6 +23,7 @@ common_setup() {
     rm -f "$FAKE_CUBLAS_RECORD"
     SAMPLE="$TEST_BIN_DIR/sample_calls"
     LT_CALLS="$TEST_BIN_DIR/lt_calls"
+    DLSYM_CALLS="$TEST_BIN_DIR/dlsym_calls"
     LOCAL="$TEST_BIN_DIR/test_local_scope"
     FORWARDING="$TEST_BIN_DIR/test_forwarding"
     [ -f "$GEMMSHIM_LIB" ] || { echo "missing $GEMMSHIM_LIB" >&2; return 1; }

@@ -106,10 +106,17 @@ int main(void)
             *big = *big / 2 + 1;
         }
         int tA = (int)gu_int(0, 1), tB = (int)gu_int(0, 1);
-        if (decode) { /* nn.Linear in decode: TN, few tokens */
+        if (decode) { /* nn.Linear in decode: TN, 1..256 tokens (the decode kernel takes
+                       * n <= GS_SKINNY_N_MAX, cuBLAS the rest), a few long-k cases (up to
+                       * 131072: k split across a cluster, with a k tail) */
             tA = 1;
             tB = 0;
-            n = gu_int(0, 3) ? gu_int(1, 64) : primes[gu_int(0, 4)];
+            int64_t pick = gu_int(0, 7);
+            n = pick == 0 ? primes[gu_int(0, 4)] : pick == 1 ? gu_int(65, 256) : gu_int(1, 64);
+            if (gu_int(0, 11) == 0)
+                k = gu_int(0, 1) ? 131072 - gu_int(0, 40) : gu_int(16384, 131072);
+            while ((double)m * n * k * batch > MAX_MNK && m > 1) /* keep n and the long k */
+                m = m / 2 + 1;
         }
         int64_t ra = tA ? k : m, ca = tA ? m : k, rb = tB ? n : k, cb = tB ? k : n;
         /* mostly 16-byte multiples (what TMA needs); sometimes not (forwarded) */
