@@ -9,7 +9,8 @@
  * Each shape's result is also compared with cuBLAS's (relative Frobenius
  * difference) and the route that served it is read from the shim's log.
  *
- * usage: bench_ab [--suite sgemm|pingpong|prefill|decode|deepk|all] [--csv FILE] [--rounds N] */
+ * usage: bench_ab [--suite sgemm|pingpong|prefill|decode|deepk|all | --shapes FILE]
+ *                 [--csv FILE] [--rounds N] */
 #include "../tests/gpu/gpu_util.h"
 
 
@@ -76,6 +77,54 @@ static void build(const char *suite)
                 for (int c = 0; c < 2; ++c)
                     add("prefill", CUDA_R_16BF, CUDA_R_16BF, "TN", ms[a], ns[b], ks[c]);
     }
+}
+
+/* A shape list (gemmshim tune): one shape a line, "#" comments,
+ *     DTYPE LAYOUT M N K      DTYPE: f32 bf16 f16 bf16>f32 f16>f32 (input>output)
+ * 0, or -1 with the bad line reported. */
+static int load_shapes(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        return -1;
+    }
+    char line[256];
+    int lineno = 0, bad = 0;
+    while (fgets(line, sizeof line, f) && !bad) {
+        ++lineno;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = 0;
+        char dt[16], lay[8], extra[8];
+        int m, n, k;
+        int got = sscanf(line, "%15s %7s %d %d %d %7s", dt, lay, &m, &n, &k, extra);
+        if (got <= 0)
+            continue; /* blank */
+        cudaDataType ab = CUDA_R_32F, c = CUDA_R_32F;
+        if (!strcmp(dt, "bf16") || !strcmp(dt, "bf16>f32"))
+            ab = CUDA_R_16BF, c = dt[4] ? CUDA_R_32F : CUDA_R_16BF;
+        else if (!strcmp(dt, "f16") || !strcmp(dt, "f16>f32"))
+            ab = CUDA_R_16F, c = dt[3] ? CUDA_R_32F : CUDA_R_16F;
+        else if (strcmp(dt, "f32"))
+            bad = 1;
+        if (bad || got != 5 || strlen(lay) != 2 || !strchr("NT", lay[0]) ||
+            !strchr("NT", lay[1]) || m < 1 || n < 1 || k < 1) {
+            fprintf(stderr, "bench_ab: %s:%d: expected 'DTYPE LAYOUT M N K' (DTYPE f32, bf16, "
+                            "f16, bf16>f32 or f16>f32; LAYOUT NN/NT/TN/TT; sizes >= 1)\n",
+                    path, lineno);
+            bad = 1;
+            break;
+        }
+        if (n_shapes == MAX_SHAPES) {
+            fprintf(stderr, "bench_ab: %s: more than %d shapes\n", path, MAX_SHAPES);
+            bad = 1;
+            break;
+        }
+        add("shapes", ab, c, lay, m, n, k);
+    }
+    fclose(f);
+    return bad ? -1 : 0;
 }
 
 /* Random operands: a pool of fresh random values per element type, copied
@@ -170,21 +219,26 @@ static void route_of(const char *log, const shape_t *s, char *out, size_t cap)
 
 int main(int argc, char **argv)
 {
-    const char *suite = "all", *csv = "bench_ab.csv";
+    const char *suite = "all", *csv = "bench_ab.csv", *shapes_file = NULL;
     int rounds = 15;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--suite") && i + 1 < argc)
             suite = argv[++i];
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
             csv = argv[++i];
+        else if (!strcmp(argv[i], "--shapes") && i + 1 < argc)
+            shapes_file = argv[++i];
         else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
             rounds = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [--suite sgemm|pingpong|prefill|decode|deepk|all] [--csv FILE] "
-                            "[--rounds N]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--suite sgemm|pingpong|prefill|decode|deepk|all | "
+                            "--shapes FILE] [--csv FILE] [--rounds N]\n", argv[0]);
             return 2;
         }
     }
+    /* a bad shape list is an error on any machine, GPU or not */
+    if (shapes_file && load_shapes(shapes_file))
+        return 2;
     /* Route everything eligible, so the A side really is our kernel; the
      * log tells which kernel ran. Set before the first cuBLAS call: the shim
      * reads its configuration then. */
@@ -201,7 +255,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_ab: run under LD_PRELOAD=libgemmshim.so\n");
         return 1;
     }
-    build(suite);
+    if (!shapes_file)
+        build(suite);
     if (!n_shapes) {
         fprintf(stderr, "bench_ab: unknown suite '%s'\n", suite);
         return 2;

@@ -9,6 +9,9 @@ only when the nearest entry of its class measured >= 0.98x cuBLAS.
 usage: table_from_csv.py CC OUT.h FILE.csv [FILE.csv ...]     (CC: 90 for sm_90)
        table_from_csv.py --text CC OUT.table FILE.csv [...]   (a routing table file
        for GEMMSHIM_TABLE / gemmshim_load_table, format "gemmshim-table 1")
+       table_from_csv.py --shapes REPORT.csv [...]            (the distinct shapes of
+       ab reports as a bench_ab --shapes list, on stdout: what `gemmshim tune
+       --report` measures)
 """
 import csv
 import sys
@@ -69,7 +72,35 @@ def text_table(cc, out, paths):
     return 0
 
 
+def shapes_of_reports(paths):
+    """Distinct (dtype, layout, m, n, k) of ab reports, as bench_ab --shapes lines.
+    Batched calls are measured as one batch: the same kernel class."""
+    seen = []
+    for path in paths:
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                if "signature" not in r:
+                    sys.exit(f"table_from_csv: {path} is not a gemmshim ab report")
+                # "cublasGemmEx NN bf16,bf16->f32 compute=32F m=.. n=.. k=.. batch=.."
+                parts = r["signature"].split()
+                types = parts[2].replace("->", ",").split(",")
+                if types[0] not in DTYPES or types[0] != types[1]:
+                    continue
+                dt = types[0] if types[2] == types[0] else f"{types[0]}>{types[2]}"
+                if types[2] not in (types[0], "f32"):
+                    continue
+                dims = dict(p.split("=") for p in parts[3:] if "=" in p)
+                key = (dt, parts[1], int(dims["m"]), int(dims["n"]), int(dims["k"]))
+                if key not in seen:
+                    seen.append(key)
+    for dt, lay, m, n, k in seen:
+        print(f"{dt} {lay} {m} {n} {k}")
+    return 0 if seen else 1
+
+
 def main(argv):
+    if len(argv) >= 3 and argv[1] == "--shapes":
+        return shapes_of_reports(argv[2:])
     if len(argv) >= 2 and argv[1] == "--text":
         if len(argv) < 5:
             print(__doc__, file=sys.stderr)

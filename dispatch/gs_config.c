@@ -220,6 +220,18 @@ int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
     p = get("GEMMSHIM_TABLE");
     if (p)
         copy_path(c, "GEMMSHIM_TABLE", p, c->table_path);
+    c->workspace_cap = (size_t)GS_WORKSPACE_MB_DEFAULT << 20;
+    const char *wm = get("GEMMSHIM_WORKSPACE_MB");
+    if (wm) {
+        char *end = NULL;
+        long mb = strtol(wm, &end, 10);
+        if (!*wm || *end || mb < 0 || mb > 65536)
+            reject(c, "GEMMSHIM_WORKSPACE_MB='%.64s' is not a whole number of MiB in [0, 65536]",
+                   wm);
+        else
+            c->workspace_cap = (size_t)mb << 20;
+    }
+    parse_bool(c, "GEMMSHIM_DLSYM", get("GEMMSHIM_DLSYM"), &c->intercept_dlsym);
     parse_test_device(c, get("GEMMSHIM_TEST_DEVICE"));
     if (c->error) {
         c->routing.mode = GS_MODE_OFF;

@@ -9,6 +9,7 @@ extern "C" {
 #endif
 
 #define GS_PATH_MAX 4096
+#define GS_WORKSPACE_MB_DEFAULT 64
 
 /* on: route by the table; off: forward everything; verify: route, and also
  * run every routed call on cuBLAS into scratch memory and compare; ab: per
@@ -53,6 +54,8 @@ typedef struct gs_config {
     char report_path[GS_PATH_MAX]; /* GEMMSHIM_REPORT: ab report prefix, "" if unset */
     gs_verify_fail_t verify_fail;  /* GEMMSHIM_VERIFY_FAIL */
     double verify_tol;             /* GEMMSHIM_VERIFY_TOL, 0: per-type defaults */
+    size_t workspace_cap;          /* GEMMSHIM_WORKSPACE_MB, bytes per (device, stream) */
+    int intercept_dlsym;           /* GEMMSHIM_DLSYM=1: answer dlsym look-ups of entry points */
     int test_device;               /* GEMMSHIM_TEST_DEVICE given */
     gs_device_t test_dev;
     int error;                     /* a value was rejected */

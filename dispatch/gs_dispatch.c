@@ -66,8 +66,6 @@ static gs_decision_t forward(const char *fmt, ...)
 /* Reasons that hold whatever the kernels are: say them plainly. */
 static const char *never_routed(const gs_problem_t *p)
 {
-    if (p->entry == GS_EP_LT_MATMUL)
-        return "cublasLt is not routed";
     if (p->entry == GS_EP_GEMMEX_BATCHED)
         return "pointer-array batches are not routed";
     if (p->a_type == GS_DT_OTHER || p->b_type == GS_DT_OTHER || p->c_type == GS_DT_OTHER ||

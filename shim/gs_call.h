@@ -21,6 +21,17 @@ typedef struct gs_call {
     int algo;                  /* cublasGemmAlgo_t */
     int64_t batch;
     int64_t stride_a, stride_b, stride_c;
+
+    /* cublasLtMatmul only (entry GS_EP_LT_MATMUL; NULL lt otherwise): the
+     * original arguments (forwarding, verify's reference), the state a cuBLAS
+     * handle would give (Lt takes stream and pointer mode per call), the BIAS
+     * epilogue's vector, and why the call cannot be routed ("" if it can). */
+    const struct gs_lt_args *lt;
+    void *lt_stream;
+    int lt_scalars_on_device;
+    const void *bias;
+    int bias_type;             /* cudaDataType */
+    char lt_unroutable[96];
 } gs_call_t;
 
 /* The status cuBLAS documents for these arguments: CUBLAS_STATUS_SUCCESS

@@ -98,6 +98,14 @@
   XX(CUBLAS, cublasGetPointerMode_v2, (cublasHandle_t handle, cublasPointerMode_t *mode), \
      (handle, mode)) \
   XX(CUBLAS, cublasGetMathMode, (cublasHandle_t handle, cublasMath_t *mode), (handle, mode)) \
-  XX(CUBLAS, cublasGetVersion_v2, (cublasHandle_t handle, int *version), (handle, version))
+  XX(CUBLAS, cublasGetVersion_v2, (cublasHandle_t handle, int *version), (handle, version)) \
+  XX(CUBLASLT, cublasLtMatmulDescGetAttribute, \
+     (cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, \
+      size_t sizeInBytes, size_t *sizeWritten), \
+     (matmulDesc, attr, buf, sizeInBytes, sizeWritten)) \
+  XX(CUBLASLT, cublasLtMatrixLayoutGetAttribute, \
+     (cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, \
+      size_t sizeInBytes, size_t *sizeWritten), \
+     (matLayout, attr, buf, sizeInBytes, sizeWritten))
 
 #endif /* GS_ENTRY_POINTS_H */

@@ -3,6 +3,7 @@
  * gs_serve; what the shim does not serve goes to the real function with the
  * caller's arguments untouched. */
 #include "gs_compat.h"
+#include "gs_lt.h"
 #include "gs_serve.h"
 
 #define GS_EXPORT __attribute__((visibility("default")))
@@ -154,8 +155,10 @@ GS_EXPORT cublasStatus_t cublasGemmBatchedEx_64(
                          Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo));
 }
 
-/* cuBLASLt: forwarded untouched for now (the handle may be a cast cuBLAS
- * handle; cuBLASLt accepts that and so do we, by not looking inside). */
+/* cuBLASLt: routed like cublasGemmStridedBatchedEx where its descriptors
+ * ask for what our kernels compute (default or BIAS epilogue, column-major,
+ * D computed in place); anything else is forwarded untouched. The handle is
+ * never looked into, so a cast cuBLAS handle works as it does in cuBLASLt. */
 GS_EXPORT cublasStatus_t cublasLtMatmul(
     cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha,
     const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc,
@@ -163,7 +166,11 @@ GS_EXPORT cublasStatus_t cublasLtMatmul(
     cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace,
     size_t workspaceSizeInBytes, cudaStream_t stream)
 {
-    gs_served_t served = gs_serve_lt(stream);
+    gs_lt_args_t lt = {lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc,
+                       D, Ddesc, algo, workspace, workspaceSizeInBytes, stream};
+    gs_served_t served = gs_serve_lt(&lt);
+    if (served.done)
+        return served.status;
     cublasStatus_t status =
         GS_FORWARD(GS_LIB_CUBLASLT, cublasLtMatmul,
                    (lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D,

@@ -149,6 +149,11 @@ static uint64_t signature(const gs_problem_t *p, const gs_decision_t *d)
                           (uint64_t)p->k, (uint64_t)p->batch, d->route, (uint64_t)d->config};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; ++i)
         h = mix(h, f[i]);
+    if (p->bias)
+        h = mix(h, 0xb1a5);
+    if (p->entry == GS_EP_LT_MATMUL) /* Lt calls differ in more than the shape */
+        for (const char *r = d->reason; *r; ++r)
+            h = mix(h, (unsigned char)*r);
     return h ? h : 1;
 }
 
@@ -188,11 +193,12 @@ void gs_log_call(const gs_problem_t *p, const gs_decision_t *dec, const char *ke
     if (is_new) {
         char line[512];
         snprintf(line, sizeof line,
-                 "%s %c%c %s,%s->%s compute=%s m=%lld n=%lld k=%lld batch=%lld -> %s (%s)",
+                 "%s %c%c %s,%s->%s compute=%s m=%lld n=%lld k=%lld batch=%lld%s -> %s (%s)",
                  gs_entry_name(p->entry, p->is_64), p->trans_a ? 'T' : 'N',
                  p->trans_b ? 'T' : 'N', dtype_name(p->a_type), dtype_name(p->b_type),
                  dtype_name(p->c_type), compute_name(p->compute), (long long)p->m,
                  (long long)p->n, (long long)p->k, (long long)p->batch,
+                 p->bias ? " +bias" : "",
                  kernel ? kernel : gs_route_name(dec->route), dec->reason);
         sg->line = strdup(line);
         if (sink) {

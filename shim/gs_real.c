@@ -12,6 +12,7 @@
  * the shim itself is rejected (forwarding to ourselves would recurse). */
 #define _GNU_SOURCE
 #include "gs_real.h"
+#include "gs_dlsym.h"
 #include "gs_log.h"
 #include "gs_state.h"
 
@@ -61,7 +62,7 @@ static void *reopen_loaded(const char *path)
 
 static void *via_rtld_next(const lib_desc_t *d)
 {
-    void *fn = dlsym(RTLD_NEXT, d->probe);
+    void *fn = gs_real_dlsym(RTLD_NEXT, d->probe);
     Dl_info info;
     if (!fn || is_self(fn) || !dladdr(fn, &info) || !info.dli_fname)
         return NULL;
@@ -106,7 +107,7 @@ static void *keep_if_real(void *h, const lib_desc_t *d, const char *name)
 {
     if (!h)
         return NULL;
-    void *probe = dlsym(h, d->probe);
+    void *probe = gs_real_dlsym(h, d->probe);
     if (probe && !is_self(probe))
         return h;
     gs_msg("refusing %s: %s", name, probe ? "it is the shim itself" : "no cuBLAS in it");
@@ -152,7 +153,7 @@ static void *open_real(gs_lib_t lib, const char **how)
 
 static void *lookup(void *h, const char *name)
 {
-    void *fn = h ? dlsym(h, name) : NULL;
+    void *fn = h ? gs_real_dlsym(h, name) : NULL;
     if (fn && is_self(fn)) {
         gs_msg("refusing %s: it resolves to the shim itself", name);
         return NULL;
@@ -166,7 +167,7 @@ static void resolve(gs_lib_t lib)
     void *h = open_real(lib, &how);
     if (h) {
         Dl_info info;
-        void *probe = dlsym(h, libs[lib].probe);
+        void *probe = gs_real_dlsym(h, libs[lib].probe);
         if (probe && dladdr(probe, &info) && info.dli_fname &&
             strlen(info.dli_fname) < GS_PATH_MAX)
             strcpy(lib_path[lib], info.dli_fname);

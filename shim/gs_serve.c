@@ -7,10 +7,12 @@
 #include "gs_compat.h"
 #include "gs_dispatch.h"
 #include "gs_kernels.h"
+#include "gs_lt.h"
 #include "gs_log.h"
 #include "gs_state.h"
 #include "gs_timing.h"
 #include "gs_verify.h"
+#include "gs_workspace.h"
 
 #include <cuda_runtime_api.h>
 #include <pthread.h>
@@ -61,6 +63,10 @@ static void describe(const gs_call_t *c, const gs_handle_state_t *hs, gs_problem
     p->beta = c->beta;
     p->scalars_on_device = hs->scalars_on_device;
     p->stream = hs->stream;
+    if (c->bias) {
+        p->bias = c->bias;
+        p->bias_type = gs_dtype_from_cuda(c->bias_type);
+    }
 }
 
 /* Events around each call cost a few microseconds of host time: only while
@@ -142,19 +148,41 @@ static int run_route(const gs_problem_t *p, const gs_device_t *d, const gs_decis
     }
 }
 
+/* Scratch bytes the chosen route's kernel asks for p (split-K partials). */
+static size_t route_workspace_bytes(const gs_problem_t *p, const gs_device_t *d,
+                                    const gs_decision_t *dec)
+{
+    switch (dec->route) {
+    case GS_ROUTE_SGEMM_SIMT: return gs_sgemm_simt_workspace_bytes(p, d);
+    case GS_ROUTE_PINGPONG:
+        return gs_pingpong_workspace_bytes(p, d, (gs_pingpong_config_t)dec->config);
+    case GS_ROUTE_SKINNY: return gs_skinny_workspace_bytes(p, d);
+    default: return 0;
+    }
+}
+
 gs_served_t gs_serve(const gs_call_t *c)
 {
     const gs_config_t *cfg = gs_cfg();
     gs_problem_t p;
     gs_handle_state_t hs = {0, 0, 0};
-    cublasStatus_t hst = c->handle ? gs_handle_state(c->handle, &hs)
-                                   : CUBLAS_STATUS_NOT_INITIALIZED;
+    cublasStatus_t hst = CUBLAS_STATUS_NOT_INITIALIZED;
+    if (c->lt) { /* cuBLASLt passes per call what a cuBLAS handle holds */
+        hs.stream = c->lt_stream;
+        hs.scalars_on_device = c->lt_scalars_on_device;
+        hs.math_mode = CUBLAS_DEFAULT_MATH;
+        hst = CUBLAS_STATUS_SUCCESS;
+    } else if (c->handle) {
+        hst = gs_handle_state(c->handle, &hs);
+    }
     describe(c, &hs, &p);
 
     gs_routing_t routing = gs_routing();
     if (routing.mode == GS_MODE_OFF)
         return forward_because(&p, "GEMMSHIM_MODE=off", hs.stream);
-    if (gs_check_call(c) != CUBLAS_STATUS_SUCCESS) {
+    if (c->lt && c->lt_unroutable[0]) /* what it is not, cuBLASLt computes or judges */
+        return forward_because(&p, c->lt_unroutable, hs.stream);
+    if (!c->lt && gs_check_call(c) != CUBLAS_STATUS_SUCCESS) {
         /* cuBLAS 13 dereferences a NULL alpha or beta and crashes the
          * application; the shim answers with the documented status instead. */
         if (c->handle && (!c->alpha || !c->beta)) {
@@ -184,6 +212,13 @@ gs_served_t gs_serve(const gs_call_t *c)
     gs_decision_t dec = gs_dispatch(&p, &dev, &routing);
     if (dec.route == GS_ROUTE_FORWARD)
         return forward(&p, &dec, hs.stream);
+    size_t ws = route_workspace_bytes(&p, &dev, &dec);
+    if (ws && !cfg->test_device) {
+        char why[112];
+        if (gs_workspace_get(dev.ordinal, hs.stream, ws, &p.workspace, &p.workspace_size, why,
+                             sizeof why))
+            return forward_because(&p, why, hs.stream);
+    }
 
     const char *kernel = NULL;
     gs_verify_t verify;
@@ -240,11 +275,9 @@ void gs_forwarded(const gs_served_t *s)
         gs_timing_end(s->timing_slot, s->stream, GS_ROUTE_FORWARD);
 }
 
-gs_served_t gs_serve_lt(void *stream)
+gs_served_t gs_serve_lt(const gs_lt_args_t *a)
 {
-    gs_problem_t p;
-    memset(&p, 0, sizeof p);
-    p.entry = GS_EP_LT_MATMUL;
-    p.stream = stream;
-    return forward_because(&p, "cublasLt is not routed", stream);
+    gs_call_t call;
+    gs_lt_describe(a, &call);
+    return gs_serve(&call);
 }

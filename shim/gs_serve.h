@@ -24,8 +24,10 @@ void gs_forwarded(const gs_served_t *s);
  * "fallback", "quick_return", or "" before its first call. */
 const char *gs_last_route(void);
 
-/* cublasLtMatmul: logged and timed, always forwarded (not routed yet). */
-gs_served_t gs_serve_lt(void *stream);
+/* cublasLtMatmul: described from its descriptors (compat/gs_lt.c), then
+ * served like the cuBLAS entry points; forwarded where it is unroutable. */
+struct gs_lt_args;
+gs_served_t gs_serve_lt(const struct gs_lt_args *a);
 
 /* The body of every typed wrapper. */
 #define GS_SERVE_OR_FORWARD(call, lib, name, args)                \

@@ -2,6 +2,7 @@
 #include "gs_compat.h"
 #include "gs_kernels.h"
 #include "gs_log.h"
+#include "gs_lt.h"
 #include "gs_real.h"
 #include "gs_state.h"
 
@@ -138,8 +139,8 @@ int gs_verify_begin(const gs_call_t *c, const gs_problem_t *p, const char *kerne
         return say_once(&said_capture, "calls inside stream capture are not verified");
     if (init_once())
         return say_once(&init_failed, "no pinned memory for verdicts; nothing is verified");
-    const gs_real_table_t *real = gs_real(GS_LIB_CUBLAS);
-    if (!real->cublasGemmStridedBatchedEx_64)
+    const gs_real_table_t *real = gs_real(c->lt ? GS_LIB_CUBLASLT : GS_LIB_CUBLAS);
+    if (c->lt ? !real->cublasLtMatmul : !real->cublasGemmStridedBatchedEx_64)
         return -1;
     v->slot = -1;
     for (int i = 0; i < SLOTS && v->slot < 0; ++i)
@@ -156,7 +157,15 @@ int gs_verify_begin(const gs_call_t *c, const gs_problem_t *p, const char *kerne
     /* cuBLAS's C starts as the caller's C (beta may be nonzero, or unknown
      * in device pointer mode) */
     cudaMemcpyAsync(v->scratch, p->C, v->c_bytes, cudaMemcpyDeviceToDevice, s);
-    cublasStatus_t st = real->cublasGemmStridedBatchedEx_64(
+    cublasStatus_t st;
+    if (c->lt) /* the same cuBLASLt call, its D (and C, when it is D) in scratch */
+        st = real->cublasLtMatmul(c->lt->handle, c->lt->desc, c->alpha, c->A, c->lt->Adesc, c->B,
+                                  c->lt->Bdesc, c->beta,
+                                  c->lt->C == c->lt->D ? v->scratch : c->lt->C, c->lt->Cdesc,
+                                  v->scratch, c->lt->Ddesc, c->lt->algo, c->lt->workspace,
+                                  c->lt->workspace_size, s);
+    else
+        st = real->cublasGemmStridedBatchedEx_64(
         c->handle, (cublasOperation_t)c->transa, (cublasOperation_t)c->transb, c->m, c->n, c->k,
         c->alpha, c->A, (cudaDataType)c->atype, c->lda, c->stride_a, c->B,
         (cudaDataType)c->btype, c->ldb, c->stride_b, c->beta, v->scratch,

@@ -1,7 +1,12 @@
 """JAX matmul in fp32 (highest precision) and bf16, checked in float64.
-XLA reaches cuBLAS(Lt) through dlsym on its own handle: without the shim's
-dlsym interception (not built yet) these calls are not seen by the shim."""
+XLA reaches cuBLAS(Lt) through dlsym on its own handle: the shim sees these
+calls only with GEMMSHIM_DLSYM=1 (tests/apps/run_apps.sh sets it). Triton
+GEMMs are switched off so XLA's matmuls go to cuBLAS(Lt) at all."""
+import os
 import sys
+
+os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                           " --xla_gpu_enable_triton_gemm=false").strip()
 
 import jax
 import jax.numpy as jnp

@@ -12,7 +12,10 @@ export PYTHONUNBUFFERED=1
 fails=0
 for app in torch_app cupy_app jax_app; do
   python3 "$here/$app.py" > "$out/$app-plain.txt" 2>&1; rc_plain=$?
-  GEMMSHIM_MODE=verify GEMMSHIM_VERIFY_FAIL=exit GEMMSHIM_POLICY=eligible \
+  # XLA finds cuBLASLt with dlsym on its own handle: JAX needs GEMMSHIM_DLSYM=1
+  dl=0
+  [ $app = jax_app ] && dl=1
+  GEMMSHIM_MODE=verify GEMMSHIM_VERIFY_FAIL=exit GEMMSHIM_POLICY=eligible GEMMSHIM_DLSYM=$dl \
     GEMMSHIM_LOG="$out/$app-shim.log" LD_PRELOAD=$lib python3 "$here/$app.py" \
     > "$out/$app-shim.txt" 2>&1; rc_shim=$?
   verdict=$(grep -h 'verify:' "$out/$app-shim.txt" | tail -1)

@@ -18,7 +18,7 @@ setup() { common_setup; }
     ! grep -qi cublas <<<"$output"
 }
 
-@test "libgemmshim.so exports exactly the intercepted cuBLAS entry points and the C API" {
+@test "libgemmshim.so exports exactly the intercepted cuBLAS entry points, the C API and dlsym" {
     # The specification: change it only together with the entry-point list
     # (shim/gs_entry_points.h) or the C API (include/gemmshim.h).
     expected="gemmshim_get_kernels
@@ -42,7 +42,8 @@ cublasLtMatmul
 cublasSgemmStridedBatched
 cublasSgemmStridedBatched_64
 cublasSgemm_v2
-cublasSgemm_v2_64"
+cublasSgemm_v2_64
+dlsym"
     run nm -D --defined-only "$GEMMSHIM_LIB"
     [ "$status" -eq 0 ]
     actual=$(awk 'NF >= 3 { print $3 }' <<<"$output" | sed 's/@.*//' | LC_ALL=C sort -u)
@@ -52,5 +53,5 @@ cublasSgemm_v2_64"
         false
     fi
     # ... as functions (type T), all of them
-    expect_eq "$(awk '$2 == "T"' <<<"$output" | wc -l)" 22 "exported functions"
+    expect_eq "$(awk '$2 == "T"' <<<"$output" | wc -l)" 23 "exported functions"
 }

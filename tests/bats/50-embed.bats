@@ -106,12 +106,52 @@ $BATS_TEST_TMPDIR/r"
     [ "$(stat -c %s "$BATS_TEST_TMPDIR/ab.png")" -gt 10000 ]
 }
 
+@test "gemmshim tune: an ab report's shapes become a bench_ab shape list" {
+    report="$BATS_TEST_TMPDIR/report.csv"
+    cat > "$report" <<'CSV'
+signature,calls,ours_us,cublas_us,speedup,max_err,route
+"cublasGemmEx TN bf16,bf16->bf16 m=4096 n=16 k=4096 batch=1",10,10.1,12.0,1.19,0.001,skinny_n16
+"cublasGemmEx TN bf16,bf16->f32 m=256 n=256 k=65536 batch=1",4,30.0,30.0,1.0,0.001,pingpong_128x128x64
+"cublasGemmStridedBatchedEx NN f16,f16->f16 m=128 n=64 k=64 batch=32",4,10.0,10.0,1.0,0.001,forward
+"cublasSgemm_v2 NT f32,f32->f32 m=512 n=512 k=32768 batch=1",2,300.0,300.0,1.0,0,sgemm_warptile_128x128x8
+"cublasGemmEx TN bf16,bf16->bf16 m=4096 n=16 k=4096 batch=1",10,10.1,12.0,1.19,0.001,skinny_n16
+CSV
+    run --separate-stderr python3 "$SHIM_SOURCE_DIR/bench/table_from_csv.py" --shapes "$report"
+    echo "$output"; echo "$stderr"
+    [ "$status" -eq 0 ]
+    expect_eq "$output" "bf16 TN 4096 16 4096
+bf16>f32 TN 256 256 65536
+f16 NN 128 64 64
+f32 NT 512 512 32768"
+}
+
+@test "gemmshim tune: bad shape lists are rejected; without a GPU it says so (exit 77)" {
+    launcher="$SHIM_BUILD_DIR/gemmshim"
+    run "$launcher" tune --shapes x   # no -o
+    [ "$status" -eq 2 ]
+    printf 'bf16 TN 4096 16\n' > "$BATS_TEST_TMPDIR/bad.txt"
+    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$launcher" tune \
+        --shapes "$BATS_TEST_TMPDIR/bad.txt" -o "$BATS_TEST_TMPDIR/t.table" --kernels skinny
+    echo "$output"; echo "$stderr"
+    [ "$status" -eq 2 ]
+    expect_contains "$stderr" "bad.txt:1: expected 'DTYPE LAYOUT M N K'"
+    printf '# decode\nbf16 TN 4096 16 4096\nf32 NN 512 512 32768  # deep K\n' > "$BATS_TEST_TMPDIR/ok.txt"
+    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" CUDA_VISIBLE_DEVICES="" "$launcher" \
+        tune --shapes "$BATS_TEST_TMPDIR/ok.txt" -o "$BATS_TEST_TMPDIR/t.table" --kernels skinny
+    echo "$output"; echo "$stderr"
+    [ "$status" -eq 77 ]
+    expect_contains "$output$stderr" "no CUDA device"
+    [ ! -e "$BATS_TEST_TMPDIR/t.table" ]
+}
+
 @test "installed package: find_package(gemmshim) and pkg-config in an out-of-tree project" {
     prefix="$BATS_TEST_TMPDIR/prefix"
     run "$CMAKE_COMMAND" --install "$SHIM_BUILD_DIR" --prefix "$prefix"
     [ "$status" -eq 0 ]
     [ -f "$prefix/include/gemmshim.h" ]
     [ -x "$prefix/bin/gemmshim" ]
+    [ -x "$prefix/bin/gemmshim-bench" ]   # gemmshim tune's benchmark
+    [ -f "$prefix/share/gemmshim/table_from_csv.py" ]
     [ -L "$prefix/lib/libgemmshim.so" ]
     run readelf -d "$prefix/lib/libgemmshim.so"
     expect_contains "$output" "Library soname: [libgemmshim.so.0]"

@@ -22,6 +22,8 @@ common_setup() {
     export FAKE_CUBLAS_RECORD="$BATS_TEST_TMPDIR/record"
     rm -f "$FAKE_CUBLAS_RECORD"
     SAMPLE="$TEST_BIN_DIR/sample_calls"
+    LT_CALLS="$TEST_BIN_DIR/lt_calls"
+    DLSYM_CALLS="$TEST_BIN_DIR/dlsym_calls"
     LOCAL="$TEST_BIN_DIR/test_local_scope"
     FORWARDING="$TEST_BIN_DIR/test_forwarding"
     [ -f "$GEMMSHIM_LIB" ] || { echo "missing $GEMMSHIM_LIB" >&2; return 1; }

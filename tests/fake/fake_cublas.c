@@ -220,7 +220,9 @@ FAKE_EXPORT cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *versi
 
 /* Every helper the shim looks up must exist here: this table references
  * each one, and the library links with --no-undefined. */
-#define FAKE_HELPER_REF(lib, name, params, args) (void (*)(void))name,
+#define FAKE_HELPER_REF_CUBLAS(name) (void (*)(void))name,
+#define FAKE_HELPER_REF_CUBLASLT(name)
+#define FAKE_HELPER_REF(lib, name, params, args) FAKE_HELPER_REF_##lib(name)
 __attribute__((used)) static void (*const fake_helpers[])(void) = {
     GS_HELPER_FUNCS(FAKE_HELPER_REF)};
 
@@ -241,6 +243,185 @@ FAKE_EXPORT cublasStatus_t cublasLtCreate(cublasLtHandle_t *handle)
     *handle = (cublasLtHandle_t)f;
     return CUBLAS_STATUS_SUCCESS;
 }
+
+/* Matmul and layout descriptors: attribute bags with cuBLASLt's defaults,
+ * so CPU tests can describe cublasLtMatmul calls the way applications do. */
+#define FAKE_ATTRS 64
+typedef struct fake_attrs {
+    int magic;
+    unsigned char val[FAKE_ATTRS][8];
+    size_t size[FAKE_ATTRS];
+} fake_attrs_t;
+
+/* Descriptors the fake created: others (the forwarding test's made-up
+ * pointers) are answered NOT_INITIALIZED, never dereferenced. */
+#define FAKE_MAX_DESCS 256
+static fake_attrs_t *descs[FAKE_MAX_DESCS];
+static pthread_mutex_t descs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int desc_track(fake_attrs_t *f, int add)
+{
+    int found = 0;
+    pthread_mutex_lock(&descs_lock);
+    for (int i = 0; i < FAKE_MAX_DESCS && !found; ++i) {
+        if (add && !descs[i]) {
+            descs[i] = f;
+            found = 1;
+        } else if (!add && descs[i] == f && f) {
+            found = 1;
+        }
+    }
+    pthread_mutex_unlock(&descs_lock);
+    return found;
+}
+
+static void desc_untrack(fake_attrs_t *f)
+{
+    pthread_mutex_lock(&descs_lock);
+    for (int i = 0; i < FAKE_MAX_DESCS; ++i)
+        if (descs[i] == f)
+            descs[i] = NULL;
+    pthread_mutex_unlock(&descs_lock);
+}
+
+static void attr_put(fake_attrs_t *f, int attr, const void *v, size_t n)
+{
+    memset(f->val[attr], 0, 8);
+    memcpy(f->val[attr], v, n);
+    f->size[attr] = n;
+}
+
+static cublasStatus_t attr_set(fake_attrs_t *f, int magic, int attr, const void *buf, size_t n)
+{
+    if (!desc_track(f, 0) || f->magic != magic)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (attr < 0 || attr >= FAKE_ATTRS || !buf || !n || n > 8 ||
+        (f->size[attr] && f->size[attr] != n))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    attr_put(f, attr, buf, n);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+static cublasStatus_t attr_get(const fake_attrs_t *f, int magic, int attr, void *buf, size_t n,
+                               size_t *written)
+{
+    if (!desc_track((fake_attrs_t *)f, 0) || f->magic != magic)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (attr < 0 || attr >= FAKE_ATTRS || !f->size[attr] || n != f->size[attr] || !buf)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    memcpy(buf, f->val[attr], n);
+    if (written)
+        *written = n;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+#define DESC_MAGIC 0x4d44
+#define LAYOUT_MAGIC 0x4c59
+
+FAKE_EXPORT cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *d,
+                                                    cublasComputeType_t compute,
+                                                    cudaDataType_t scale)
+{
+    fake_attrs_t *f = d ? calloc(1, sizeof *f) : NULL;
+    if (!f)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    f->magic = DESC_MAGIC;
+    int32_t i32 = compute, zero = 0, bias_type = -1;
+    uint32_t epi = CUBLASLT_EPILOGUE_DEFAULT;
+    int64_t z64 = 0;
+    void *null = NULL;
+    attr_put(f, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &i32, 4);
+    i32 = scale;
+    attr_put(f, CUBLASLT_MATMUL_DESC_SCALE_TYPE, &i32, 4);
+    attr_put(f, CUBLASLT_MATMUL_DESC_POINTER_MODE, &zero, 4);
+    attr_put(f, CUBLASLT_MATMUL_DESC_TRANSA, &zero, 4);
+    attr_put(f, CUBLASLT_MATMUL_DESC_TRANSB, &zero, 4);
+    attr_put(f, CUBLASLT_MATMUL_DESC_TRANSC, &zero, 4);
+    attr_put(f, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, 4);
+    attr_put(f, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &null, sizeof null);
+    attr_put(f, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, &z64, 8);
+    attr_put(f, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, 4);
+    attr_put(f, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &null, sizeof null);
+    attr_put(f, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &null, sizeof null);
+    attr_put(f, CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, &null, sizeof null);
+    attr_put(f, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &null, sizeof null);
+    attr_put(f, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &null, sizeof null);
+    desc_track(f, 1);
+    *d = (cublasLtMatmulDesc_t)f;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t d)
+{
+    desc_untrack((fake_attrs_t *)d);
+    free(d);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d,
+                                                          cublasLtMatmulDescAttributes_t a,
+                                                          const void *buf, size_t n)
+{
+    return attr_set((fake_attrs_t *)d, DESC_MAGIC, (int)a, buf, n);
+}
+
+FAKE_EXPORT cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t d,
+                                                          cublasLtMatmulDescAttributes_t a,
+                                                          void *buf, size_t n, size_t *written)
+{
+    return attr_get((const fake_attrs_t *)d, DESC_MAGIC, (int)a, buf, n, written);
+}
+
+FAKE_EXPORT cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *l, cudaDataType t,
+                                                      uint64_t rows, uint64_t cols, int64_t ld)
+{
+    fake_attrs_t *f = l ? calloc(1, sizeof *f) : NULL;
+    if (!f)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    f->magic = LAYOUT_MAGIC;
+    uint32_t type = (uint32_t)t;
+    int32_t order = CUBLASLT_ORDER_COL, batch = 1;
+    int64_t z64 = 0;
+    attr_put(f, CUBLASLT_MATRIX_LAYOUT_TYPE, &type, 4);
+    attr_put(f, CUBLASLT_MATRIX_LAYOUT_ORDER, &order, 4);
+    attr_put(f, CUBLASLT_MATRIX_LAYOUT_ROWS, &rows, 8);
+    attr_put(f, CUBLASLT_MATRIX_LAYOUT_COLS, &cols, 8);
+    attr_put(f, CUBLASLT_MATRIX_LAYOUT_LD, &ld, 8);
+    attr_put(f, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, 4);
+    attr_put(f, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &z64, 8);
+    attr_put(f, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, &z64, 8);
+    desc_track(f, 1);
+    *l = (cublasLtMatrixLayout_t)f;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t l)
+{
+    desc_untrack((fake_attrs_t *)l);
+    free(l);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t l,
+                                                            cublasLtMatrixLayoutAttribute_t a,
+                                                            const void *buf, size_t n)
+{
+    return attr_set((fake_attrs_t *)l, LAYOUT_MAGIC, (int)a, buf, n);
+}
+
+FAKE_EXPORT cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t l,
+                                                            cublasLtMatrixLayoutAttribute_t a,
+                                                            void *buf, size_t n,
+                                                            size_t *written)
+{
+    return attr_get((const fake_attrs_t *)l, LAYOUT_MAGIC, (int)a, buf, n, written);
+}
+
+#define FAKE_LT_HELPER_REF_CUBLAS(name)
+#define FAKE_LT_HELPER_REF_CUBLASLT(name) (void (*)(void))name,
+#define FAKE_LT_HELPER_REF(lib, name, params, args) FAKE_LT_HELPER_REF_##lib(name)
+__attribute__((used)) static void (*const fake_lt_helpers[])(void) = {
+    GS_HELPER_FUNCS(FAKE_LT_HELPER_REF)};
 
 FAKE_EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle)
 {

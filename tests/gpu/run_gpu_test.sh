@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|sanitize|parity|graph|verify|ab|linked|sample BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|sanitize|parity|graph|verify|ab|linked|sample|lt BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -26,6 +26,22 @@ case $what in
       echo "FAIL: some calls fell back to cuBLAS:"; grep 'fallback: ' "$log"; exit 1
     fi
     echo "sweep: $(grep -c -- '-> sgemm_warptile' "$log") signatures served by sgemm_warptile, no fallback"
+    ;;
+  lt)
+    # cublasLtMatmul as PyTorch issues it, routed wherever a kernel takes it
+    GEMMSHIM_POLICY=eligible run "$bin/test_lt"; rc=$?
+    [ $rc -eq 0 ] || exit $rc
+    for k in pingpong sgemm_warptile; do
+      if ! grep -Eq -- "cublasLtMatmul .* -> $k" "$log"; then
+        echo "FAIL: no cublasLtMatmul call served by $k:"; cat "$log"; exit 1
+      fi
+    done
+    if grep -q 'fallback: ' "$log"; then
+      echo "FAIL: some calls fell back to cuBLAS:"; grep 'fallback: ' "$log"; exit 1
+    fi
+    routed=$(grep -Ec -- 'cublasLtMatmul .* -> (pingpong|sgemm_warptile|skinny)' "$log")
+    bias=$(grep -Ec -- 'cublasLtMatmul .* \+bias -> (pingpong|sgemm_warptile|skinny)' "$log")
+    echo "lt: $routed cublasLtMatmul signatures routed ($bias with the BIAS epilogue), no fallback"
     ;;
   hsweep)
     # every pingpong configuration, each forced in turn over a full sweep

@@ -113,6 +113,27 @@ static void good_values(void)
         CHECK_CONTAINS(c.error_msg, "GEMMSHIM_VERIFY_TOL");
     }
 
+    /* GEMMSHIM_WORKSPACE_MB: split-K scratch cap per (device, stream) */
+    CHECK_EQ_INT(parse_env(&c, NULL), 0);
+    CHECK(c.workspace_cap == ((size_t)GS_WORKSPACE_MB_DEFAULT << 20));
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_WORKSPACE_MB", "0", NULL), 0);
+    CHECK(c.workspace_cap == 0);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_WORKSPACE_MB", "512", NULL), 0);
+    CHECK(c.workspace_cap == ((size_t)512 << 20));
+    const char *bad_ws[] = {"", "-1", "1.5", "64M", "99999999"};
+    for (size_t i = 0; i < sizeof bad_ws / sizeof bad_ws[0]; ++i) {
+        CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_WORKSPACE_MB", bad_ws[i], NULL), -1);
+        CHECK_CONTAINS(c.error_msg, "GEMMSHIM_WORKSPACE_MB");
+        CHECK_EQ_INT(c.routing.mode, GS_MODE_OFF);
+    }
+    /* GEMMSHIM_DLSYM: opt-in interception of dlsym look-ups */
+    CHECK_EQ_INT(parse_env(&c, NULL), 0);
+    CHECK_EQ_INT(c.intercept_dlsym, 0);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_DLSYM", "1", NULL), 0);
+    CHECK_EQ_INT(c.intercept_dlsym, 1);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_DLSYM", "on", NULL), -1);
+    CHECK_CONTAINS(c.error_msg, "GEMMSHIM_DLSYM");
+
     CHECK_EQ_INT(parse_env(&c, NULL), 0);
     CHECK_EQ_INT(c.log_timing, 1);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_LOG_TIMING", "0", NULL), 0);

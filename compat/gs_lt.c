@@ -1,0 +1,200 @@
+/* cublasLtMatmul -> gs_call_t; see gs_lt.h. Attribute sizes follow
+ * cublasLt.h (int32 enums, uint64 rows/cols, int64 ld and strides). */
+#include "gs_lt.h"
+#include "gs_real.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static void unroutable(gs_call_t *c, const char *fmt, ...)
+{
+    if (c->lt_unroutable[0])
+        return; /* the first reason is the one reported */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->lt_unroutable, sizeof c->lt_unroutable, fmt, ap);
+    va_end(ap);
+}
+
+/* A descriptor attribute of exactly `size` bytes; -1 if the library does not
+ * know it (older cuBLASLt) or answers with another size. */
+static int desc_get(const gs_real_table_t *r, cublasLtMatmulDesc_t d,
+                    cublasLtMatmulDescAttributes_t attr, void *out, size_t size)
+{
+    size_t written = 0;
+    memset(out, 0, size);
+    if (r->cublasLtMatmulDescGetAttribute(d, attr, out, size, &written) !=
+        CUBLAS_STATUS_SUCCESS)
+        return -1;
+    return written == size ? 0 : -1;
+}
+
+static int layout_get(const gs_real_table_t *r, cublasLtMatrixLayout_t l,
+                      cublasLtMatrixLayoutAttribute_t attr, void *out, size_t size)
+{
+    size_t written = 0;
+    memset(out, 0, size);
+    if (r->cublasLtMatrixLayoutGetAttribute(l, attr, out, size, &written) !=
+        CUBLAS_STATUS_SUCCESS)
+        return -1;
+    return written == size ? 0 : -1;
+}
+
+typedef struct layout {
+    uint32_t type;
+    uint64_t rows, cols;
+    int64_t ld, stride;
+    int32_t batch;
+} layout_t;
+
+/* A column-major, strided-batch, real layout; else a reason. */
+static const char *read_layout(const gs_real_table_t *r, cublasLtMatrixLayout_t l, layout_t *o)
+{
+    int32_t order = 0;
+    int64_t plane = 0;
+    uint32_t mode = 0;
+    if (!l)
+        return "NULL layout";
+    if (layout_get(r, l, CUBLASLT_MATRIX_LAYOUT_TYPE, &o->type, sizeof o->type) ||
+        layout_get(r, l, CUBLASLT_MATRIX_LAYOUT_ROWS, &o->rows, sizeof o->rows) ||
+        layout_get(r, l, CUBLASLT_MATRIX_LAYOUT_COLS, &o->cols, sizeof o->cols) ||
+        layout_get(r, l, CUBLASLT_MATRIX_LAYOUT_LD, &o->ld, sizeof o->ld) ||
+        layout_get(r, l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &o->batch, sizeof o->batch) ||
+        layout_get(r, l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &o->stride,
+                   sizeof o->stride) ||
+        layout_get(r, l, CUBLASLT_MATRIX_LAYOUT_ORDER, &order, sizeof order))
+        return "layout attributes unreadable";
+    if (order != CUBLASLT_ORDER_COL)
+        return "non-column-major layout";
+    /* absent in older libraries, where they cannot have been set */
+    if (!layout_get(r, l, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, &plane, sizeof plane) && plane)
+        return "planar-complex layout";
+    if (!layout_get(r, l, CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, &mode, sizeof mode) && mode)
+        return "pointer-array batch layout";
+    if (o->rows > INT32_MAX || o->cols > INT32_MAX || o->batch < 1 || o->ld < 1 ||
+        (uint64_t)o->ld < o->rows)
+        return "layout sizes cuBLASLt must judge";
+    return NULL;
+}
+
+/* Descriptor attributes that change what is computed; each must be unset. */
+static const cublasLtMatmulDescAttributes_t must_be_null[] = {
+    CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,     CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+    CUBLASLT_MATMUL_DESC_C_SCALE_POINTER,     CUBLASLT_MATMUL_DESC_D_SCALE_POINTER,
+    CUBLASLT_MATMUL_DESC_AMAX_D_POINTER,      CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER,
+    CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR,
+};
+
+static int same_layout(const layout_t *x, const layout_t *y)
+{
+    return x->type == y->type && x->rows == y->rows && x->cols == y->cols && x->ld == y->ld &&
+           x->batch == y->batch && (x->batch == 1 || x->stride == y->stride);
+}
+
+void gs_lt_describe(const gs_lt_args_t *a, gs_call_t *c)
+{
+    memset(c, 0, sizeof *c);
+    c->entry = GS_EP_LT_MATMUL;
+    c->lt = a;
+    c->lt_stream = (void *)a->stream;
+    c->alpha = a->alpha;
+    c->beta = a->beta;
+    c->A = a->A;
+    c->B = a->B;
+    c->C = a->D; /* computed in place on D: C is read only when it is D */
+    c->algo = -1;
+    c->batch = 1;
+
+    const gs_real_table_t *r = gs_real(GS_LIB_CUBLASLT);
+    if (!r->cublasLtMatmulDescGetAttribute || !r->cublasLtMatrixLayoutGetAttribute)
+        return unroutable(c, "cuBLASLt attribute getters missing");
+    if (!a->desc || !a->alpha || !a->beta)
+        return unroutable(c, "NULL descriptor or scalar: cuBLASLt answers");
+
+    int32_t compute = 0, scale = 0, pmode = 0, ta = 0, tb = 0, tc = 0, bias_type = -1;
+    uint32_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+    int64_t bias_stride = 0;
+    const void *bias = NULL;
+    if (desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) ||
+        desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb))
+        return unroutable(c, "matmul descriptor unreadable");
+    layout_t la, lb, lc, ld;
+    const char *why;
+    if ((why = read_layout(r, a->Adesc, &la)) || (why = read_layout(r, a->Bdesc, &lb)) ||
+        (why = read_layout(r, a->Cdesc, &lc)) || (why = read_layout(r, a->Ddesc, &ld)))
+        return unroutable(c, "%s", why);
+    /* op(A) is m x k, op(B) k x n, D m x n; C and T alike for real types */
+    int opa = ta != CUBLAS_OP_N, opb = tb != CUBLAS_OP_N;
+    c->transa = opa ? CUBLAS_OP_T : CUBLAS_OP_N;
+    c->transb = opb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    c->m = (int64_t)ld.rows;
+    c->n = (int64_t)ld.cols;
+    c->k = (int64_t)(opa ? la.rows : la.cols);
+    if ((uint64_t)c->m != (opa ? la.cols : la.rows) || (uint64_t)c->k != (opb ? lb.cols : lb.rows) ||
+        (uint64_t)c->n != (opb ? lb.rows : lb.cols) || lc.rows != ld.rows || lc.cols != ld.cols)
+        return unroutable(c, "sizes disagree: cuBLASLt answers");
+    if (la.batch != ld.batch || lb.batch != ld.batch || lc.batch != ld.batch)
+        return unroutable(c, "batch counts differ");
+    c->atype = (int)la.type;
+    c->btype = (int)lb.type;
+    c->ctype = (int)ld.type;
+    c->batch = ld.batch;
+    if (c->m == 0 || c->n == 0 || c->k == 0)
+        return unroutable(c, "empty product: cuBLASLt answers");
+    if (la.type != lb.type || lc.type != ld.type)
+        return unroutable(c, "operand types differ");
+    if (desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &compute, sizeof compute))
+        return unroutable(c, "matmul descriptor unreadable");
+    c->compute_type = compute;
+    if (desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_SCALE_TYPE, &scale, sizeof scale) ||
+        desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, &pmode, sizeof pmode) ||
+        desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_TRANSC, &tc, sizeof tc) ||
+        desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue))
+        return unroutable(c, "matmul descriptor unreadable");
+    for (size_t i = 0; i < sizeof must_be_null / sizeof must_be_null[0]; ++i) {
+        const void *ptr = NULL;
+        if (!desc_get(r, a->desc, must_be_null[i], &ptr, sizeof ptr) && ptr)
+            return unroutable(c, "scaling/amax/emulation attributes set");
+    }
+    if (epilogue != CUBLASLT_EPILOGUE_DEFAULT && epilogue != CUBLASLT_EPILOGUE_BIAS)
+        return unroutable(c, "epilogue %u not routed", (unsigned)epilogue);
+    if (pmode != CUBLASLT_POINTER_MODE_HOST && pmode != CUBLASLT_POINTER_MODE_DEVICE)
+        return unroutable(c, "vector pointer mode not routed");
+    if (tc != CUBLAS_OP_N)
+        return unroutable(c, "transc set");
+    if (scale != CUDA_R_32F)
+        return unroutable(c, "scale type not fp32");
+    if (epilogue == CUBLASLT_EPILOGUE_BIAS) {
+        if (desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) || !bias)
+            return unroutable(c, "BIAS epilogue without a bias: cuBLASLt answers");
+        desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, &bias_stride,
+                 sizeof bias_stride);
+        if (desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
+                     sizeof bias_type))
+            bias_type = -1;
+    }
+
+    c->lda = la.ld;
+    c->ldb = lb.ld;
+    c->ldc = ld.ld;
+    c->stride_a = la.stride;
+    c->stride_b = lb.stride;
+    c->stride_c = ld.stride;
+    c->lt_scalars_on_device = pmode == CUBLASLT_POINTER_MODE_DEVICE;
+    if (bias) {
+        if (c->batch > 1 && bias_stride != 0)
+            return unroutable(c, "per-batch bias not routed");
+        c->bias = bias;
+        c->bias_type = bias_type == -1 ? (int)ld.type : bias_type;
+    }
+    /* The kernels compute in place. C == D must describe the same matrix;
+     * a separate C is fine only when it is never read (beta == 0, known on
+     * the host). */
+    if (a->C == a->D) {
+        if (!same_layout(&lc, &ld))
+            return unroutable(c, "C == D with different layouts");
+    } else if (c->lt_scalars_on_device || *(const float *)a->beta != 0.0f) {
+        return unroutable(c, "C != D with beta != 0");
+    }
+}

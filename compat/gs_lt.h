@@ -1,0 +1,36 @@
+/* cublasLtMatmul as a GEMM call: its descriptors read through the real
+ * cuBLASLt's getters and checked for what the shim's kernels compute. */
+#ifndef GS_LT_H
+#define GS_LT_H
+
+#include "gs_call.h"
+
+/* The arguments of one cublasLtMatmul call, as received. */
+typedef struct gs_lt_args {
+    cublasLtHandle_t handle;
+    cublasLtMatmulDesc_t desc;
+    const void *alpha;
+    const void *A;
+    cublasLtMatrixLayout_t Adesc;
+    const void *B;
+    cublasLtMatrixLayout_t Bdesc;
+    const void *beta;
+    const void *C;
+    cublasLtMatrixLayout_t Cdesc;
+    void *D;
+    cublasLtMatrixLayout_t Ddesc;
+    const cublasLtMatmulAlgo_t *algo;
+    void *workspace;
+    size_t workspace_size;
+    cudaStream_t stream;
+} gs_lt_args_t;
+
+/* Fill c from a: D = alpha op(A) op(B) + beta C (+ bias) as a GEMM on D in
+ * place (c->C = D). Whatever the shim does not compute exactly the way
+ * cuBLASLt would (other epilogues, scale pointers, row-major orders, C != D
+ * with beta != 0, batched bias, unreadable attributes, inconsistent sizes:
+ * cuBLASLt judges those) leaves a reason in c->lt_unroutable, and the call
+ * is forwarded untouched. */
+void gs_lt_describe(const gs_lt_args_t *a, gs_call_t *c);
+
+#endif

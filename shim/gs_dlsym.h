@@ -1,0 +1,9 @@
+/* dlsym as the system defines it, for the shim's own look-ups: the shim
+ * exports a dlsym of its own (gs_dlsym.c), which its internal calls must not
+ * reach. */
+#ifndef GS_DLSYM_H
+#define GS_DLSYM_H
+
+void *gs_real_dlsym(void *handle, const char *name);
+
+#endif

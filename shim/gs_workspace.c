@@ -1,0 +1,119 @@
+/* The per-(device, stream) split-K workspace; see gs_workspace.h. */
+#include "gs_workspace.h"
+#include "gs_kernels.h"
+#include "gs_state.h"
+
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MAX_BUFFERS 256    /* (device, stream) pairs; past that, calls forward */
+#define MIN_BYTES (8u << 20) /* first allocation: small splits never regrow */
+
+typedef struct buffer {
+    int device;
+    void *stream;
+    uintptr_t thread;      /* cudaStreamPerThread is one handle per thread */
+    void *ptr;
+    size_t size;
+} buffer_t;
+
+static buffer_t buffers[MAX_BUFFERS];
+static int n_buffers;
+static size_t total_bytes;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Two threads passing cudaStreamPerThread (or a NULL stream in a per-thread
+ * default-stream build) name different streams with the same handle. */
+static uintptr_t thread_key(void *stream)
+{
+    if (stream == (void *)cudaStreamPerThread)
+        return (uintptr_t)pthread_self();
+    return 0;
+}
+
+static size_t grown_size(size_t bytes, size_t cap)
+{
+    size_t s = MIN_BYTES;
+    while (s < bytes)
+        s *= 2;
+    return s > cap ? bytes : s;
+}
+
+int gs_workspace_get(int device, void *stream, size_t bytes, void **ptr, size_t *size,
+                     char *why, size_t why_size)
+{
+    size_t cap = gs_cfg()->workspace_cap;
+    if (bytes > cap) {
+        snprintf(why, why_size, "split-K workspace of %zu MiB is over GEMMSHIM_WORKSPACE_MB=%zu",
+                 (bytes + (1u << 20) - 1) >> 20, cap >> 20);
+        return -1;
+    }
+    uintptr_t thread = thread_key(stream);
+    pthread_mutex_lock(&lock);
+    buffer_t *b = NULL;
+    for (int i = 0; i < n_buffers; ++i)
+        if (buffers[i].device == device && buffers[i].stream == stream &&
+            buffers[i].thread == thread) {
+            b = &buffers[i];
+            break;
+        }
+    if (b && b->size >= bytes) {
+        *ptr = b->ptr;
+        *size = b->size;
+        pthread_mutex_unlock(&lock);
+        return 0;
+    }
+    if (!b && n_buffers == MAX_BUFFERS) {
+        pthread_mutex_unlock(&lock);
+        snprintf(why, why_size, "split-K workspace: more than %d streams", MAX_BUFFERS);
+        return -1;
+    }
+    /* Allocating while the stream is captured would put a synchronous
+     * cudaMalloc into the capture (illegal, and it would invalidate it). */
+    enum cudaStreamCaptureStatus cap_status = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing((cudaStream_t)stream, &cap_status) != cudaSuccess ||
+        cap_status != cudaStreamCaptureStatusNone) {
+        cudaGetLastError();
+        pthread_mutex_unlock(&lock);
+        snprintf(why, why_size, "split-K workspace not allocated before graph capture");
+        return -1;
+    }
+    size_t want = grown_size(bytes, cap);
+    void *p = NULL;
+    cudaError_t e = cudaMalloc(&p, want);
+    if (e == cudaSuccess)
+        e = cudaMemsetAsync(p, 0, GS_WS_FLAG_BYTES < want ? GS_WS_FLAG_BYTES : want,
+                            (cudaStream_t)stream);
+    if (e != cudaSuccess) {
+        if (p)
+            cudaFree(p);
+        cudaGetLastError(); /* leave the application's error state as it was */
+        pthread_mutex_unlock(&lock);
+        snprintf(why, why_size, "split-K workspace: %s", cudaGetErrorName(e));
+        return -1;
+    }
+    if (!b) {
+        b = &buffers[n_buffers++];
+        b->device = device;
+        b->stream = stream;
+        b->thread = thread;
+    }
+    /* the outgrown buffer stays allocated: graphs captured earlier use it */
+    b->ptr = p;
+    b->size = want;
+    total_bytes += want;
+    *ptr = p;
+    *size = want;
+    pthread_mutex_unlock(&lock);
+    return 0;
+}
+
+void gs_workspace_usage(int *n, size_t *bytes)
+{
+    pthread_mutex_lock(&lock);
+    *n = n_buffers;
+    *bytes = total_bytes;
+    pthread_mutex_unlock(&lock);
+}
