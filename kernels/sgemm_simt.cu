@@ -118,8 +118,14 @@ struct sgemm_params {
  * KVEC16 is not asynchronous: load() takes the tile into registers, store()
  * writes it transposed, and the kernel spaces the two a k-tile's FFMAs apart.
  * A thread's copies sit at compile-time offsets (dr, dk) from one base
- * (r_t, k_t), so per k-tile it needs only one pointer and one k bound. */
-template <int MODE, int EXT, int BLOCK_K, int LD, int THREADS>
+ * (r_t, k_t), so per k-tile it needs only one pointer and one k bound.
+ * STREAMED (split-K kernels): KVEC16's loads ask L2 for the whole 256-byte
+ * block around each 16 bytes, i.e. the next 7 k-tiles of that row. Deep-K
+ * operands stream from HBM with no reuse in L2, and a register-staged load
+ * has only one k-tile of FFMAs to land in; with the hint, 7 of 8 land from
+ * L2 (H200, 512x512x32768 TT: 0.865x -> 0.913x cuBLAS; unsplit problems
+ * mostly hit L2 and keep the plain load). */
+template <int MODE, int EXT, int BLOCK_K, int LD, int THREADS, bool STREAMED = false>
 struct tile_copier {
     static constexpr int VEC = MODE == COPY_VEC16 || MODE == COPY_KVEC16 ? 4 : 1;
     static constexpr int COPIES = EXT * BLOCK_K / (THREADS * VEC);
@@ -225,7 +231,13 @@ struct tile_copier {
             const bool r_in = r_ok >> i & 1u;
             const int k_in = k_left - k_t - dk(i);
             if (r_in && k_in >= KVEC) {
-                staged[i] = __ldg(reinterpret_cast<const float4 *>(src));
+                if constexpr (STREAMED) {
+                    const uint4 u = ld_global_nc_na_l2_256_v4(src);
+                    staged[i] = make_float4(__uint_as_float(u.x), __uint_as_float(u.y),
+                                            __uint_as_float(u.z), __uint_as_float(u.w));
+                } else {
+                    staged[i] = __ldg(reinterpret_cast<const float4 *>(src));
+                }
             } else {
                 staged[i].x = r_in && k_in > 0 ? __ldg(src) : 0.0f;
                 staged[i].y = r_in && k_in > 1 ? __ldg(src + 1) : 0.0f;
@@ -340,7 +352,7 @@ __device__ __forceinline__ void store_c4(float *cp, float (&v)[4], int rows_in, 
  * kt_count k-tiles from k-tile kt0 on. Starts and ends with no cp.async
  * group holding copies still in flight into a stage that is read later;
  * the caller must barrier before the shared memory is written again. */
-template <class Cfg, int A_MODE, int B_MODE>
+template <class Cfg, int A_MODE, int B_MODE, bool STREAMED_A, bool STREAMED_B>
 __device__ __forceinline__ void tile_product(const sgemm_params &prm, shared_storage<Cfg> &smem,
                                              int64_t b, int m0, int n0, int kt0, int kt_count,
                                              int frag_m, int frag_n,
@@ -350,8 +362,8 @@ __device__ __forceinline__ void tile_product(const sgemm_params &prm, shared_sto
     constexpr int STAGES = Cfg::STAGES;
     constexpr int TM = Cfg::THREAD_M, TN = Cfg::THREAD_N;
     constexpr int VM = TM / 4, VN = TN / 4; /* float4 vectors per fragment */
-    using copier_a = tile_copier<A_MODE, Cfg::BLOCK_M, BK, Cfg::A_LD, Cfg::THREADS>;
-    using copier_b = tile_copier<B_MODE, Cfg::BLOCK_N, BK, Cfg::B_LD, Cfg::THREADS>;
+    using copier_a = tile_copier<A_MODE, Cfg::BLOCK_M, BK, Cfg::A_LD, Cfg::THREADS, STREAMED_A>;
+    using copier_b = tile_copier<B_MODE, Cfg::BLOCK_N, BK, Cfg::B_LD, Cfg::THREADS, STREAMED_B>;
 
     const int tid = threadIdx.x;
     const int k0 = kt0 * BK;
@@ -507,7 +519,8 @@ sgemm_warptile(const sgemm_params prm)
     if (b >= prm.batch)
         return;
     float acc[TM][TN];
-    tile_product<Cfg, A_MODE, B_MODE>(prm, smem, b, m0, n0, 0, k_tiles, frag_m, frag_n, acc);
+    tile_product<Cfg, A_MODE, B_MODE, false, false>(prm, smem, b, m0, n0, 0, k_tiles, frag_m,
+                                                    frag_n, acc);
 
     /* Epilogue: each 4-vector of the thread tile is 4 consecutive rows of
      * one column of C; LANES_M lanes write LANES_M*16 contiguous bytes.
@@ -574,8 +587,8 @@ sgemm_warptile_streamk(const sgemm_params prm)
         const int tm = t % prm.tiles_m, tn = t / prm.tiles_m;
 
         float acc[TM][TN];
-        tile_product<Cfg, A_MODE, B_MODE>(prm, smem, 0, tm * BM, tn * BN, kt0, count, frag_m,
-                                          frag_n, acc);
+        tile_product<Cfg, A_MODE, B_MODE, true, false>(prm, smem, 0, tm * BM, tn * BN, kt0, count,
+                                                       frag_m, frag_n, acc);
 
         /* LANES_M lanes store LANES_M*16 contiguous bytes of one column;
          * .cg: the partials are read once, by another SM, from L2. */
@@ -967,10 +980,18 @@ sgemm_plan make_plan(const gs_problem_t *p, int sm_count)
     const int64_t mn = p->m > p->n ? p->m : p->n;
     if (p->batch != 1 || p->k < SPLIT_MIN_K_RATIO * mn)
         return plan;
+    /* TN (both operands contiguous along k): the wide tiles would stage both
+     * through registers (KVEC16), exposing HBM latency once per k-tile; the
+     * 128x128 tile copies both with 3-stage-deep cp.async instead (H200,
+     * 512x512x32768 TN: 0.868x cuBLAS on 256x128, 0.920x on 128x128; NN,
+     * NT and TT are faster on the wide tiles). */
+    const bool both_k_contiguous = p->trans_a == GS_OP_T && p->trans_b == GS_OP_N;
     int best = -1;
     double best_area = HUGE_VAL;
     for (int c = 0; c < CFG_COUNT; ++c) {
         if (!CAN_SPLIT[c] || !config_allowed((sgemm_config)c, p))
+            continue;
+        if (both_k_contiguous && c < CFG_128x128x8)
             continue;
         const double area = (double)tiles_of((sgemm_config)c, p) * CFG_SHAPE[c].block_m *
                             CFG_SHAPE[c].block_n;
