@@ -348,7 +348,9 @@ __device__ __forceinline__ void store_c4(float *cp, float (&v)[4], int rows_in, 
     }
 }
 
-/* acc = the product of the block tile at (m0, n0) of batch b over the
+/* The split kernel's main loop, the same pipeline as sgemm_warptile's
+ * (which keeps its own copy, see there) over a range of k-tiles:
+ * acc = the product of the block tile at (m0, n0) of batch b over the
  * kt_count k-tiles from k-tile kt0 on. Starts and ends with no cp.async
  * group holding copies still in flight into a stage that is read later;
  * the caller must barrier before the shared memory is written again. */
@@ -488,20 +490,35 @@ __device__ __forceinline__ void lane_fragment(int &frag_m, int &frag_n)
 }
 
 /* One block per (block tile, batch): the whole k range, then alpha, beta
- * and bias straight into C. */
-template <class Cfg, int A_MODE, int B_MODE>
+ * and (HAS_BIAS) the bias straight into C. Its main loop is written out
+ * here rather than shared with the split kernel through tile_product: the
+ * shared version compiled to a different schedule and register allocation
+ * (same instruction counts) that measured 2-4% slower on the TT layouts
+ * (H200, 1024^3..4096^3); this way the unsplit kernels' SASS is the tuned
+ * one, instruction for instruction. The bias is a compile-time choice for
+ * the same reason. */
+template <class Cfg, int A_MODE, int B_MODE, bool HAS_BIAS>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS_PER_SM)
 sgemm_warptile(const sgemm_params prm)
 {
     constexpr int BM = Cfg::BLOCK_M, BN = Cfg::BLOCK_N, BK = Cfg::BLOCK_K;
+    constexpr int STAGES = Cfg::STAGES;
     constexpr int TM = Cfg::THREAD_M, TN = Cfg::THREAD_N;
-    constexpr int VM = TM / 4, VN = TN / 4;
+    constexpr int VM = TM / 4, VN = TN / 4; /* float4 vectors per fragment */
+    using copier_a = tile_copier<A_MODE, BM, BK, Cfg::A_LD, Cfg::THREADS>;
+    using copier_b = tile_copier<B_MODE, BN, BK, Cfg::B_LD, Cfg::THREADS>;
 
     extern __shared__ float4 smem_raw[];
     shared_storage<Cfg> &smem = *reinterpret_cast<shared_storage<Cfg> *>(smem_raw);
 
-    int frag_m, frag_n;
-    lane_fragment<Cfg>(frag_m, frag_n);
+    const int tid = threadIdx.x;
+    const int warp = tid / 32, lane = tid % 32;
+    const int warp_m0 = (warp % Cfg::WARPS_M) * Cfg::WARP_M;
+    const int warp_n0 = (warp / Cfg::WARPS_M) * Cfg::WARP_N;
+    /* Offsets of this lane's first 4-vector inside the block tile; vector v
+     * of the A (B) fragment is LANES_M*4 (LANES_N*4) further. */
+    const int frag_m = warp_m0 + (lane % Cfg::LANES_M) * 4;
+    const int frag_n = warp_n0 + (lane / Cfg::LANES_M) * 4;
 
     int tm, tn;
     block_tile(blockIdx.x, prm.tiles_m, prm.tiles_n, tm, tn);
@@ -509,7 +526,7 @@ sgemm_warptile(const sgemm_params prm)
 
     const float alpha = prm.alpha_ptr ? *prm.alpha_ptr : prm.alpha;
     const float beta = prm.beta_ptr ? *prm.beta_ptr : prm.beta;
-    /* alpha == 0 (or k == 0) leaves C = beta*C (+ bias): A and B are not read. */
+    /* alpha == 0 (or k == 0) leaves C = beta*C: A and B are not read. */
     const int k_tiles = alpha == 0.0f ? 0 : (prm.k + BK - 1) / BK;
 
     /* Batches span grid.y and grid.z (grid.y alone stops at 65535). A loop
@@ -518,10 +535,110 @@ sgemm_warptile(const sgemm_params prm)
     const int64_t b = (int64_t)blockIdx.z * MAX_GRID_Y + blockIdx.y;
     if (b >= prm.batch)
         return;
-    float acc[TM][TN];
-    tile_product<Cfg, A_MODE, B_MODE, false, false>(prm, smem, b, m0, n0, 0, k_tiles, frag_m,
-                                                    frag_n, acc);
+    copier_a ca(prm.A + b * prm.stride_a, prm.lda, m0, prm.m, tid);
+    copier_b cb(prm.B + b * prm.stride_b, prm.ldb, n0, prm.n, tid);
+    constexpr bool A_STAGED = A_MODE == COPY_KVEC16, B_STAGED = B_MODE == COPY_KVEC16;
 
+    /* Starts the copies of the k-tile with k_left = k - (its first k): the
+     * asynchronous ones straight into smem stage `stage`, the register-staged
+     * ones (KVEC16) into registers, for store_staged to write later. */
+    auto issue_tile = [&](int stage, int k_left) {
+        if constexpr (A_STAGED)
+            ca.load(prm.lda, k_left);
+        else
+            ca.copy(&smem.a[stage][0][0], prm.lda, k_left);
+        if constexpr (B_STAGED)
+            cb.load(prm.ldb, k_left);
+        else
+            cb.copy(&smem.b[stage][0][0], prm.ldb, k_left);
+        ca.next_tile(prm.lda);
+        cb.next_tile(prm.ldb);
+    };
+    auto store_staged = [&](int stage) {
+        if constexpr (A_STAGED)
+            ca.store(&smem.a[stage][0][0]);
+        if constexpr (B_STAGED)
+            cb.store(&smem.b[stage][0][0]);
+    };
+
+    /* Prologue: STAGES-1 k-tiles in flight (register-staged ones are
+     * stored at once). Groups are committed even when empty so that
+     * wait_group<STAGES-2> always means "the tile about to be multiplied
+     * has landed". */
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < k_tiles) {
+            issue_tile(s, prm.k - s * BK);
+            store_staged(s);
+        }
+        cp_async_commit_group();
+    }
+
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+            acc[i][j] = 0.0f;
+
+    /* Fragments are double-buffered in registers: the FFMAs of step kk
+     * run while the vectors of step kk+1 load, and the first vectors of
+     * tile kt+1 are loaded before the last FFMAs of tile kt, so
+     * shared-memory latency stays hidden across the barrier too. */
+    float4 av[2][VM], bv[2][VN];
+    auto load_frags = [&](int buf, int stage, int kk) {
+        const float *As = &smem.a[stage][kk][frag_m];
+        const float *Bs = &smem.b[stage][kk][frag_n];
+#pragma unroll
+        for (int v = 0; v < VM; ++v)
+            av[buf][v] = lds128(As + v * Cfg::LANES_M * 4);
+#pragma unroll
+        for (int v = 0; v < VN; ++v)
+            bv[buf][v] = lds128(Bs + v * Cfg::LANES_N * 4);
+    };
+
+    cp_async_wait_group<STAGES - 2>();
+    __syncthreads();
+    load_frags(0, 0, 0);
+
+    int read_stage = 0, write_stage = STAGES - 1;
+    for (int kt = 0; kt < k_tiles; ++kt) {
+        /* Tile kt+STAGES-1 refills the stage of tile kt-1: every warp read
+         * its last fragment of that stage before the barrier that ended
+         * tile kt-1. */
+        const int k_next = kt + STAGES - 1;
+        const bool refill = k_next < k_tiles;
+        if (refill)
+            issue_tile(write_stage, prm.k - k_next * BK);
+        cp_async_commit_group();
+
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+            const int cur = kk & 1;
+            if (kk == BK - 1) {
+                /* Register-staged vectors of tile k_next, loaded BK-1 steps
+                 * of FFMAs ago, go to the stage no warp reads any more; the
+                 * barriers before tile k_next is read publish them. */
+                if (refill)
+                    store_staged(write_stage);
+                /* One barrier per k-tile: tile kt+1 has landed and is
+                 * visible to all warps, and all reads of tile kt are
+                 * done (its last vectors are already in registers). */
+                cp_async_wait_group<STAGES - 2>();
+                __syncthreads();
+                read_stage = read_stage == STAGES - 1 ? 0 : read_stage + 1;
+                write_stage = write_stage == STAGES - 1 ? 0 : write_stage + 1;
+            }
+            load_frags(cur ^ 1, read_stage, kk == BK - 1 ? 0 : kk + 1);
+            const float *a = reinterpret_cast<const float *>(av[cur]);
+            const float *bf = reinterpret_cast<const float *>(bv[cur]);
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j)
+                    acc[i][j] = fmaf(a[i], bf[j], acc[i][j]);
+        }
+    }
     /* Epilogue: each 4-vector of the thread tile is 4 consecutive rows of
      * one column of C; LANES_M lanes write LANES_M*16 contiguous bytes.
      * Everything is relative to the thread's first element, so only one
@@ -545,8 +662,33 @@ sgemm_warptile(const sgemm_params prm)
 #pragma unroll
                 for (int ii = 0; ii < 4; ++ii)
                     v[ii] = alpha * acc[vm * 4 + ii][j];
-                store_c4(Ccol + r0, v, rows_left - r0, prm.c_vec4, beta,
-                         prm.bias ? prm.bias + (m0 + frag_m + r0) : nullptr);
+                if (prm.c_vec4 && r0 + 3 < rows_left) {
+                    float4 *cp = reinterpret_cast<float4 *>(Ccol + r0);
+                    if (beta != 0.0f) {
+                        const float4 old = *cp;
+                        v[0] = fmaf(beta, old.x, v[0]);
+                        v[1] = fmaf(beta, old.y, v[1]);
+                        v[2] = fmaf(beta, old.z, v[2]);
+                        v[3] = fmaf(beta, old.w, v[3]);
+                    }
+                    if constexpr (HAS_BIAS) {
+#pragma unroll
+                        for (int ii = 0; ii < 4; ++ii)
+                            v[ii] += __ldg(prm.bias + (m0 + frag_m + r0 + ii));
+                    }
+                    *cp = make_float4(v[0], v[1], v[2], v[3]);
+                } else {
+#pragma unroll
+                    for (int ii = 0; ii < 4; ++ii) {
+                        if (r0 + ii < rows_left) {
+                            float *cp = Ccol + r0 + ii;
+                            float x = beta != 0.0f ? fmaf(beta, *cp, v[ii]) : v[ii];
+                            if constexpr (HAS_BIAS)
+                                x += __ldg(prm.bias + (m0 + frag_m + r0 + ii));
+                            *cp = x;
+                        }
+                    }
+                }
             }
         }
     }
@@ -678,9 +820,21 @@ bool vec4_ok(const void *base, int64_t ld, int64_t batch, int64_t stride)
     return aligned16(base) && ld % 4 == 0 && (batch == 1 || stride % 4 == 0);
 }
 
+/* The kernels of one tile configuration and pair of copy modes. */
+enum kernel_variant { KV_PLAIN, KV_BIAS, KV_SPLIT };
+
+template <class Cfg, int A_MODE, int B_MODE, int KV>
+constexpr void (*kernel_of())(sgemm_params)
+{
+    if constexpr (KV == KV_SPLIT)
+        return sgemm_warptile_streamk<Cfg, A_MODE, B_MODE>;
+    else
+        return sgemm_warptile<Cfg, A_MODE, B_MODE, KV == KV_BIAS>;
+}
+
 /* Raises the dynamic shared-memory limit of one kernel once per device.
  * Racing first callers both set the same value, which is harmless. */
-template <class Cfg, int A_MODE, int B_MODE, bool SPLIT>
+template <class Cfg, int A_MODE, int B_MODE, int KV>
 cudaError_t ensure_smem_limit(int device)
 {
     constexpr int MAX_DEVICES = 64;
@@ -690,16 +844,26 @@ cudaError_t ensure_smem_limit(int device)
     const bool cacheable = device >= 0 && device < MAX_DEVICES;
     if (cacheable && done[device].load(std::memory_order_acquire))
         return cudaSuccess;
-    cudaError_t err;
-    if constexpr (SPLIT)
-        err = cudaFuncSetAttribute(sgemm_warptile_streamk<Cfg, A_MODE, B_MODE>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
-    else
-        err = cudaFuncSetAttribute(sgemm_warptile<Cfg, A_MODE, B_MODE>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
+    const cudaError_t err = cudaFuncSetAttribute(kernel_of<Cfg, A_MODE, B_MODE, KV>(),
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 Cfg::SMEM_BYTES);
     if (err == cudaSuccess && cacheable)
         done[device].store(true, std::memory_order_release);
     return err;
+}
+
+template <class Cfg, int A_MODE, int B_MODE, int KV>
+cudaError_t launch_kernel(const sgemm_params &prm, dim3 grid, int device, cudaStream_t stream)
+{
+    const cudaError_t err = ensure_smem_limit<Cfg, A_MODE, B_MODE, KV>(device);
+    if (err != cudaSuccess)
+        return err;
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = grid;
+    lc.blockDim = dim3(Cfg::THREADS, 1, 1);
+    lc.dynamicSmemBytes = Cfg::SMEM_BYTES;
+    lc.stream = stream;
+    return cudaLaunchKernelEx(&lc, kernel_of<Cfg, A_MODE, B_MODE, KV>(), prm);
 }
 
 /* Non-split: one block per (tile, batch). Split: prm.ctas blocks of the
@@ -709,16 +873,9 @@ cudaError_t ensure_smem_limit(int device)
 template <class Cfg, int A_MODE, int B_MODE, bool SPLIT>
 cudaError_t launch_modes(const sgemm_params &prm, int device, cudaStream_t stream)
 {
-    cudaError_t err = ensure_smem_limit<Cfg, A_MODE, B_MODE, SPLIT>(device);
-    if (err != cudaSuccess)
-        return err;
-    cudaLaunchConfig_t lc = {};
-    lc.blockDim = dim3(Cfg::THREADS, 1, 1);
-    lc.dynamicSmemBytes = Cfg::SMEM_BYTES;
-    lc.stream = stream;
     if constexpr (SPLIT) {
-        lc.gridDim = dim3((unsigned)prm.ctas, 1, 1);
-        err = cudaLaunchKernelEx(&lc, sgemm_warptile_streamk<Cfg, A_MODE, B_MODE>, prm);
+        cudaError_t err = launch_kernel<Cfg, A_MODE, B_MODE, KV_SPLIT>(
+            prm, dim3((unsigned)prm.ctas, 1, 1), device, stream);
         if (err != cudaSuccess)
             return err;
         const int64_t threads = (int64_t)prm.tiles_m * prm.tiles_n * Cfg::BLOCK_M * Cfg::BLOCK_N / 4;
@@ -728,10 +885,11 @@ cudaError_t launch_modes(const sgemm_params &prm, int device, cudaStream_t strea
         lr.stream = stream;
         return cudaLaunchKernelEx(&lr, sgemm_splitk_reduce<Cfg>, prm);
     } else {
-        lc.gridDim = dim3((unsigned)((int64_t)prm.tiles_m * prm.tiles_n),
-                          (unsigned)(prm.batch < MAX_GRID_Y ? prm.batch : MAX_GRID_Y),
-                          (unsigned)((prm.batch + MAX_GRID_Y - 1) / MAX_GRID_Y));
-        return cudaLaunchKernelEx(&lc, sgemm_warptile<Cfg, A_MODE, B_MODE>, prm);
+        const dim3 grid((unsigned)((int64_t)prm.tiles_m * prm.tiles_n),
+                        (unsigned)(prm.batch < MAX_GRID_Y ? prm.batch : MAX_GRID_Y),
+                        (unsigned)((prm.batch + MAX_GRID_Y - 1) / MAX_GRID_Y));
+        return prm.bias ? launch_kernel<Cfg, A_MODE, B_MODE, KV_BIAS>(prm, grid, device, stream)
+                        : launch_kernel<Cfg, A_MODE, B_MODE, KV_PLAIN>(prm, grid, device, stream);
     }
 }
 

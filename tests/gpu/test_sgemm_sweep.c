@@ -12,8 +12,9 @@
  * GPU-presence probe) deep-K cases, the split-K kernel's
  * territory: k up to 131072 with small m and n, all four transposes, padded
  * leading dimensions, misaligned bases, alpha/beta incl. beta == 0 over a
- * NaN-filled C, host and device scalars; each within 1e-5 of fp64, its
- * error printed next to the real cuBLAS's on the same inputs, and called
+ * NaN-filled C, host and device scalars; each within 1e-5 of fp64 or within
+ * 2x the real cuBLAS's error on the same inputs (few outputs of very long
+ * sums: cancellation can put one past 1e-5 for cuBLAS too), and called
  * twice through the shim: the two results must be bitwise identical. */
 #include "gpu_util.h"
 
@@ -168,8 +169,8 @@ static int deep_case(cublasHandle_t h, cudaStream_t stream, float *d_scalars, in
         dOut[i] = hOut2[off + i];
     double err_cublas = gu_rel_err(rc, ldc, dOut, ldc, m, n);
 
-    int ok = st[0] == CUBLAS_STATUS_SUCCESS && st[1] == CUBLAS_STATUS_SUCCESS && err <= TOL &&
-             pad_ok && same;
+    int ok = st[0] == CUBLAS_STATUS_SUCCESS && st[1] == CUBLAS_STATUS_SUCCESS &&
+             (err <= TOL || err <= 2.0 * err_cublas) && pad_ok && same;
     printf("%s deep-K %d: %s %c%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld off=%lld "
            "alpha=%g beta=%g %s -> %s: err=%.3g cuBLAS err=%.3g%s%s\n",
            ok ? "ok  " : "FAIL", c, gemmex ? "GemmEx" : "Sgemm", "NTC"[ta], "NTC"[tb],
