@@ -6,4 +6,8 @@
 
 void *gs_real_dlsym(void *handle, const char *name);
 
+typedef void *(*gs_dlsym_fn)(void *, const char *);
+/* The system's dlsym itself (cached after the first call), or NULL. */
+gs_dlsym_fn gs_find_real_dlsym(void);
+
 #endif
