@@ -15,7 +15,7 @@ lib=$root/libgemmshim.so
 mkdir -p "$out/logs"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 summary=""
-for t in ${GPU_TESTS:-sample linked parity lt sweep hsweep graph verify ab sanitize}; do
+for t in ${GPU_TESTS:-sample linked parity direct lt sweep hsweep graph verify ab sanitize}; do
   timeout 420 "$here/tests/gpu/run_gpu_test.sh" "$t" "$root/bin" "$lib" "$out/logs" \
     > "$out/logs/$t.txt" 2>&1
   rc=$?

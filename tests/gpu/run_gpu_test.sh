@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|sanitize|parity|graph|verify|ab|linked|sample|lt BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|sanitize|parity|graph|verify|ab|linked|sample|lt|direct BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -26,6 +26,17 @@ case $what in
       echo "FAIL: some calls fell back to cuBLAS:"; grep 'fallback: ' "$log"; exit 1
     fi
     echo "sweep: $(grep -c -- '-> sgemm_warptile' "$log") signatures served by sgemm_warptile, no fallback"
+    ;;
+  direct)
+    # each kernel family through its C launch API, no shim: bias epilogue,
+    # split-K workspace contract, bitwise repeats (fp64 host references)
+    fails=0
+    for t in test_sgemm_bias test_skinny_bias test_pingpong_bias; do
+      "$bin/$t"; rc=$?
+      [ $rc -ne 77 ] || exit 77
+      [ $rc -eq 0 ] || { echo "FAIL: $t rc=$rc"; fails=$((fails + 1)); }
+    done
+    [ $fails -eq 0 ] || exit 1
     ;;
   lt)
     # cublasLtMatmul as PyTorch issues it, routed wherever a kernel takes it
