@@ -43,6 +43,9 @@ double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const
  * force stays). Thread-safe. */
 int gs_table_load(const char *path, char *msg, size_t msg_size);
 
+/* Changes whenever gs_table_load replaces the table. */
+unsigned gs_table_generation(void);
+
 #ifdef __cplusplus
 }
 #endif

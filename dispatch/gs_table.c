@@ -40,6 +40,12 @@ static const table_entry_t builtin[] = {
 static const table_entry_t *table = builtin;
 static size_t table_n = sizeof builtin / sizeof builtin[0];
 static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
+static unsigned generation; /* bumped by every table swap (decision caches) */
+
+unsigned gs_table_generation(void)
+{
+    return __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
+}
 
 double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const gs_device_t *d)
 {
@@ -200,6 +206,7 @@ int gs_table_load(const char *path, char *msg, size_t msg_size)
     const table_entry_t *old = table;
     table = entries;
     table_n = n;
+    __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
     pthread_rwlock_unlock(&table_lock);
     if (old != builtin)
         free((void *)old); /* no reader holds it: they hold the lock while reading */

@@ -5,6 +5,7 @@
  * cannot launch. Every outcome is logged and counted. */
 #include "gs_serve.h"
 #include "gs_compat.h"
+#include "gs_decide.h"
 #include "gs_dispatch.h"
 #include "gs_kernels.h"
 #include "gs_lt.h"
@@ -209,7 +210,7 @@ gs_served_t gs_serve(const gs_call_t *c)
         dev = cfg->test_dev;
     else
         gs_device_query(&dev);
-    gs_decision_t dec = gs_dispatch(&p, &dev, &routing);
+    gs_decision_t dec = gs_decide(&p, &dev, &routing);
     if (dec.route == GS_ROUTE_FORWARD)
         return forward(&p, &dec, hs.stream);
     size_t ws = route_workspace_bytes(&p, &dev, &dec);

@@ -1,0 +1,154 @@
+/* gs_decide (shim/gs_decide.c): the per-thread decision cache answers exactly
+ * what gs_dispatch answers, for repeated and for changed problems, and
+ * forgets what a table load or a routing change made stale. */
+#include "gs_decide.h"
+#include "gs_kernels.h"
+#include "gs_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const float one = 1.f, zero = 0.f;
+
+static const char *no_env(const char *name)
+{
+    (void)name;
+    return NULL;
+}
+
+static gs_device_t hopper(void)
+{
+    gs_device_t d;
+    memset(&d, 0, sizeof d);
+    d.present = 1;
+    d.cc_major = 9;
+    d.sm_count = 132;
+    d.smem_optin = 227 * 1024;
+    d.l2_bytes = 50u << 20;
+    return d;
+}
+
+static uint64_t rng = 12345;
+static int64_t pick(int64_t lo, int64_t hi)
+{
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + (int64_t)((rng >> 33) % (uint64_t)(hi - lo + 1));
+}
+
+static gs_problem_t random_problem(void)
+{
+    static const gs_dtype_t types[] = {GS_DT_F32, GS_DT_BF16, GS_DT_F16};
+    gs_problem_t p;
+    memset(&p, 0, sizeof p);
+    p.entry = (gs_entry_t)pick(0, GS_EP_COUNT - 1);
+    p.a_type = p.b_type = types[pick(0, 2)];
+    p.c_type = pick(0, 1) ? p.a_type : GS_DT_F32;
+    p.compute = pick(0, 5) ? GS_CT_F32 : GS_CT_F32_TF32;
+    p.scalar_type = GS_DT_F32;
+    p.trans_a = (gs_op_t)pick(0, 1);
+    p.trans_b = (gs_op_t)pick(0, 1);
+    p.m = pick(1, 3) == 1 ? pick(1, 64) : 64 * pick(1, 128);
+    p.n = pick(0, 2) ? pick(1, 64) : 64 * pick(1, 128);
+    p.k = 64 * pick(1, 1024);
+    int64_t ra = p.trans_a ? p.k : p.m, rb = p.trans_b ? p.n : p.k;
+    p.lda = ra + 8 * pick(0, 1);
+    p.ldb = rb + 8 * pick(0, 1);
+    p.ldc = p.m + 8 * pick(0, 1);
+    p.batch = pick(1, 2);
+    p.stride_a = p.lda * (p.trans_a ? p.m : p.k);
+    p.stride_b = p.ldb * (p.trans_b ? p.k : p.n);
+    p.stride_c = p.ldc * p.n;
+    uintptr_t base = 0x7f0000000000ull;
+    p.A = (const void *)(base + 0x100000 + 2 * (uintptr_t)pick(0, 1));
+    p.B = (const void *)(base + 0x200000);
+    p.C = (void *)(base + 0x300000 + 8 * (uintptr_t)pick(0, 1));
+    p.alpha = &one;
+    p.beta = &zero;
+    if (p.entry == GS_EP_LT_MATMUL && pick(0, 1)) {
+        p.bias = (const void *)(base + 0x400000);
+        p.bias_type = p.c_type;
+    }
+    return p;
+}
+
+static int same(const gs_decision_t *a, const gs_decision_t *b)
+{
+    return a->route == b->route && a->config == b->config && a->table_ratio == b->table_ratio &&
+           !strcmp(a->reason, b->reason);
+}
+
+int main(void)
+{
+    gs_config_t c;
+    gs_config_parse(&c, no_env);
+    gs_device_t d = hopper();
+    gs_routing_t policies[2] = {c.routing, c.routing};
+    policies[1].policy = GS_POLICY_ELIGIBLE;
+
+    /* 1. the cache's answer is gs_dispatch's, first and second time */
+    int mismatches = 0, routed = 0;
+    for (int i = 0; i < 3000; ++i) {
+        gs_problem_t p = random_problem();
+        const gs_routing_t *r = &policies[i & 1];
+        gs_decision_t want = gs_dispatch(&p, &d, r);
+        gs_decision_t got1 = gs_decide(&p, &d, r), got2 = gs_decide(&p, &d, r);
+        mismatches += !same(&want, &got1) || !same(&want, &got2);
+        routed += want.route != GS_ROUTE_FORWARD;
+    }
+    CHECK_EQ_INT(mismatches, 0);
+    CHECK(routed > 300); /* the sample does exercise routed decisions */
+    unsigned long long hits, misses;
+    gs_decide_counts(&hits, &misses);
+    CHECK(hits >= 3000);
+
+    /* 2. the same shape with C 8 bytes off 16-byte alignment is another key:
+     * the pingpong kernel (TMA) cannot take it */
+    gs_problem_t p;
+    memset(&p, 0, sizeof p);
+    p.entry = GS_EP_GEMMEX;
+    p.a_type = p.b_type = p.c_type = GS_DT_BF16;
+    p.compute = GS_CT_F32;
+    p.scalar_type = GS_DT_F32;
+    p.trans_a = GS_OP_T;
+    p.m = p.n = p.k = 4096;
+    p.lda = p.ldb = p.ldc = 4096;
+    p.batch = 1;
+    p.A = (const void *)(uintptr_t)0x7f0000100000ull;
+    p.B = (const void *)(uintptr_t)0x7f0000200000ull;
+    p.C = (void *)(uintptr_t)0x7f0000300000ull;
+    p.alpha = &one;
+    p.beta = &zero;
+    gs_decision_t aligned = gs_decide(&p, &d, &policies[1]);
+    CHECK_EQ_INT(aligned.route, GS_ROUTE_PINGPONG);
+    p.C = (void *)(uintptr_t)0x7f0000300008ull;
+    gs_decision_t off = gs_decide(&p, &d, &policies[1]), want = gs_dispatch(&p, &d, &policies[1]);
+    CHECK(same(&off, &want));
+    CHECK(off.route != GS_ROUTE_PINGPONG);
+
+    /* 3. a routing change (GEMMSHIM_KERNELS) is part of the key */
+    p.C = (void *)(uintptr_t)0x7f0000300000ull;
+    gs_routing_t no_pingpong = policies[1];
+    no_pingpong.kernel_mask &= ~(1u << GS_FAMILY_PINGPONG);
+    gs_decision_t d2 = gs_decide(&p, &d, &no_pingpong);
+    CHECK(d2.route != GS_ROUTE_PINGPONG);
+
+    /* 4. a table load forgets decisions made with the old table */
+    gs_decision_t before = gs_decide(&p, &d, &policies[0]);
+    char path[] = "/tmp/gs_test_decide_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "gemmshim-table 1\npingpong pingpong_128x128x64 90 bf16 TN 4096 4096 4096 1.50\n");
+    fclose(f);
+    char msg[256];
+    CHECK_EQ_INT(gs_table_load(path, msg, sizeof msg), 0);
+    remove(path);
+    gs_decision_t after = gs_decide(&p, &d, &policies[0]);
+    want = gs_dispatch(&p, &d, &policies[0]);
+    CHECK(same(&after, &want));
+    CHECK_EQ_INT(after.route, GS_ROUTE_PINGPONG);
+    CHECK(after.table_ratio == 1.5);
+    CHECK(!same(&before, &after));
+
+    return GS_TEST_DONE();
+}
