@@ -283,7 +283,7 @@ int main(int argc, char **argv)
                  "cublas_tflops,rel_diff,route\n");
     printf("bench_ab on %s (%d SMs, L2 %d MB), %d rounds, median\n", prop.name,
            prop.multiProcessorCount, l2 >> 20, rounds);
-    printf("%-12s %-5s %-3s %6s %6s %6s %9s %9s %8s %8s %7s %9s  %s\n", "suite", "dtype", "lay",
+    printf("%-12s %-8s %-3s %6s %6s %6s %9s %9s %8s %8s %7s %9s  %s\n", "suite", "dtype", "lay",
            "m", "n", "k", "ours_ms", "cublas_ms", "ours_TF", "cubl_TF", "speedup", "rel_diff",
            "route");
     for (int si = 0; si < n_shapes; ++si) {
@@ -332,8 +332,11 @@ int main(int argc, char **argv)
         double flop = 2.0 * s->m * s->n * s->k;
         char route[160];
         route_of(log, s, route, sizeof route);
-        const char *dt = s->ab == CUDA_R_32F ? "f32" : s->ab == CUDA_R_16BF ? "bf16" : "f16";
-        printf("%-12s %-5s %-3s %6d %6d %6d %9.4f %9.4f %8.1f %8.1f %6.3fx %9.2e  %s\n",
+        /* input type, and ">f32" where a 16-bit product is stored as fp32 */
+        const char *dt = s->ab == CUDA_R_32F    ? "f32"
+                         : s->ab == CUDA_R_16BF ? (s->c == CUDA_R_32F ? "bf16>f32" : "bf16")
+                                                : (s->c == CUDA_R_32F ? "f16>f32" : "f16");
+        printf("%-12s %-8s %-3s %6d %6d %6d %9.4f %9.4f %8.1f %8.1f %6.3fx %9.2e  %s\n",
                s->suite, dt, s->layout, s->m, s->n, s->k, mo, mr, flop / mo / 1e9,
                flop / mr / 1e9, mr / mo, rel, route);
         fprintf(out, "%s,%s,%s,%s,%d,%d,%d,%.6f,%.6f,%.4f,%.2f,%.2f,%.3e,%s\n", prop.name,
