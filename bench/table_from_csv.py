@@ -27,7 +27,8 @@ def route_of(kernel):
         return ("GS_ROUTE_SKINNY", "0")  # one route; run() picks the n bucket
     if kernel.startswith("pingpong_"):
         # pingpong_coop_256x128x64 -> GS_PINGPONG_COOP_256x128x64
-        parts = kernel[len("pingpong_"):].split("_")
+        # the split factor ("_splitk33") is the kernel's own choice, not a config
+        parts = [p for p in kernel[len("pingpong_"):].split("_") if not p.startswith("splitk")]
         return ("GS_ROUTE_PINGPONG",
                 "GS_PINGPONG_" + "_".join(p if p[0].isdigit() else p.upper() for p in parts))
     return None
@@ -82,7 +83,8 @@ def text_table(cc, out, paths):
             rc = route_of(r["route"])
             route = {"GS_ROUTE_SGEMM_SIMT": "sgemm_simt", "GS_ROUTE_SKINNY": "skinny",
                      "GS_ROUTE_PINGPONG": "pingpong"}[rc[0]]
-            config = r["route"] if route == "pingpong" else "-"
+            config = ("_".join(p for p in r["route"].split("_") if not p.startswith("splitk"))
+                      if route == "pingpong" else "-")
             f.write(f'{route} {config} {cc} {r["dtype"]} {r["layout"]} {r["m"]} {r["n"]} '
                     f'{r["k"]} {float(r["speedup"]):.3f}  # {r["gpu"]}\n')
             n += 1

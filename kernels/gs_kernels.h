@@ -55,6 +55,9 @@ int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_t *d,
 int gs_pingpong_run(const gs_problem_t *p, const gs_device_t *d,
                     gs_pingpong_config_t cfg);
 const char *gs_pingpong_name(gs_pingpong_config_t cfg);
+/* the configuration's name, with "_splitk<S>" when p is split S ways */
+const char *gs_pingpong_kernel_name(const gs_problem_t *p, const gs_device_t *d,
+                                    gs_pingpong_config_t cfg);
 size_t gs_pingpong_workspace_bytes(const gs_problem_t *p, const gs_device_t *d,
                                    gs_pingpong_config_t cfg);
 

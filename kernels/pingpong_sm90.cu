@@ -56,6 +56,7 @@
  *   wgmma B = op(A)^T : K-major when trans_a == T, MN-major when trans_a == N
  * (TN, PyTorch's nn.Linear forward, is K-major on both sides.)
  */
+#include <cstdio>
 #include <cuda.h> /* CUtensorMap and the driver enums: header only, no libcuda link */
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -1154,6 +1155,22 @@ extern "C" const char *gs_pingpong_name(gs_pingpong_config_t cfg)
     case GS_PINGPONG_COOP_256x128x64: return "pingpong_coop_256x128x64";
     default: return "pingpong_unknown";
     }
+}
+
+/* The name logged for a call: the configuration, and the split factor when
+ * plan_split splits K ("pingpong_128x128x64_splitk33"). Thread-local buffer. */
+extern "C" const char *gs_pingpong_kernel_name(const gs_problem_t *p, const gs_device_t *d,
+                                               gs_pingpong_config_t cfg)
+{
+    static __thread char name[64];
+    const char *base = gs_pingpong_name(cfg);
+    if (!p || !d || !gs_pingpong_can_implement(p, d, cfg))
+        return base;
+    SplitPlan sp = plan_split(p, d, block_m_of(cfg));
+    if (sp.splits <= 1)
+        return base;
+    snprintf(name, sizeof name, "%s_splitk%d", base, sp.splits);
+    return name;
 }
 
 /* Split-K shapes (few output tiles, long K; see plan_split): the tile

@@ -138,7 +138,7 @@ static int run_route(const gs_problem_t *p, const gs_device_t *d, const gs_decis
         *kernel = gs_sgemm_simt_name(p);
         return launch ? gs_sgemm_simt_run(p, d) : -1;
     case GS_ROUTE_PINGPONG:
-        *kernel = gs_pingpong_name((gs_pingpong_config_t)dec->config);
+        *kernel = gs_pingpong_kernel_name(p, d, (gs_pingpong_config_t)dec->config);
         return launch ? gs_pingpong_run(p, d, (gs_pingpong_config_t)dec->config) : -1;
     case GS_ROUTE_SKINNY:
         *kernel = gs_skinny_name(p);

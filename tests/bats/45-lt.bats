@@ -34,6 +34,11 @@ lt() { # scenario; one call, expect success and exactly one record line
     expect_contains "$stderr" "m=1024 n=512 k=768 batch=1 -> forward (fallback: pingpong_128x128x64"
 }
 
+@test "a deep-K Lt call goes to the pingpong kernel split along K, and the log says how many ways" {
+    lt deep-k
+    expect_contains "$stderr" "cublasLtMatmul TN bf16,bf16->bf16 compute=32F m=256 n=256 k=65536 batch=1 -> forward (fallback: pingpong_128x128x64_splitk33 failed to launch)"
+}
+
 @test "Lt calls our kernels do not compute are forwarded with the reason" {
     for s in relu:"epilogue 2 not routed" vector-alpha:"vector pointer mode not routed" \
              row-major:"non-column-major layout" c-not-d-beta:"C != D with beta != 0" \

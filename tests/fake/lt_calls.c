@@ -31,29 +31,28 @@ typedef struct scenario {
     int a_scale;          /* set CUBLASLT_MATMUL_DESC_A_SCALE_POINTER */
     int batch;
     int64_t bias_stride;
+    int m, n, k;          /* 0: the default 1024 x 512 x 768 */
 } scenario_t;
 
 static const scenario_t scenarios[] = {
     /* name          ab          cd          compute                  ta tb epilogue pmode order sepC beta scale batch bstride */
-    {"bf16-tn",      CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_DEFAULT, 0, CUBLASLT_ORDER_COL, 0, &zero, 0, 1, 0},
-    {"bf16-bias",    CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_BIAS, 0, CUBLASLT_ORDER_COL, 0, &zero, 0, 1, 0},
-    {"f32-nn",       CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 0, 0, CUBLASLT_EPILOGUE_DEFAULT, 0, CUBLASLT_ORDER_COL, 0, &one, 0, 1, 0},
-    {"relu",         CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_RELU, 0, CUBLASLT_ORDER_COL, 0, &zero, 0, 1, 0},
-    {"vector-alpha", CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_DEFAULT, CUBLASLT_POINTER_MODE_DEVICE_VECTOR, CUBLASLT_ORDER_COL, 0, &zero, 0, 1, 0},
-    {"row-major",    CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_DEFAULT, 0, CUBLASLT_ORDER_ROW, 0, &zero, 0, 1, 0},
-    {"c-not-d-beta", CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_DEFAULT, 0, CUBLASLT_ORDER_COL, 1, &one, 0, 1, 0},
-    {"c-not-d-zero", CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_DEFAULT, 0, CUBLASLT_ORDER_COL, 1, &zero, 0, 1, 0},
+    {"bf16-tn",      CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_DEFAULT, 0, CUBLASLT_ORDER_COL, 0, &zero, 0, 1, 0, 0, 0, 0},
+    {"bf16-bias",    CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_BIAS, 0, CUBLASLT_ORDER_COL, 0, &zero, 0, 1, 0, 0, 0, 0},
+    {"f32-nn",       CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 0, 0, CUBLASLT_EPILOGUE_DEFAULT, 0, CUBLASLT_ORDER_COL, 0, &one, 0, 1, 0, 0, 0, 0},
+    {"relu",         CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_RELU, 0, CUBLASLT_ORDER_COL, 0, &zero, 0, 1, 0, 0, 0, 0},
+    {"vector-alpha", CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_DEFAULT, CUBLASLT_POINTER_MODE_DEVICE_VECTOR, CUBLASLT_ORDER_COL, 0, &zero, 0, 1, 0, 0, 0, 0},
+    {"row-major",    CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_DEFAULT, 0, CUBLASLT_ORDER_ROW, 0, &zero, 0, 1, 0, 0, 0, 0},
+    {"c-not-d-beta", CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_DEFAULT, 0, CUBLASLT_ORDER_COL, 1, &one, 0, 1, 0, 0, 0, 0},
+    {"c-not-d-zero", CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_DEFAULT, 0, CUBLASLT_ORDER_COL, 1, &zero, 0, 1, 0, 0, 0, 0},
     {"a-scale",      CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_DEFAULT, 0, CUBLASLT_ORDER_COL, 0, &zero, 1, 1, 0},
-    {"tf32",         CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 0, 0, CUBLASLT_EPILOGUE_DEFAULT, 0, CUBLASLT_ORDER_COL, 0, &zero, 0, 1, 0},
-    {"batched-bias", CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_BIAS, 0, CUBLASLT_ORDER_COL, 0, &zero, 0, 3, 1024},
+    {"tf32",         CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 0, 0, CUBLASLT_EPILOGUE_DEFAULT, 0, CUBLASLT_ORDER_COL, 0, &zero, 0, 1, 0, 0, 0, 0},
+    {"batched-bias", CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_BIAS, 0, CUBLASLT_ORDER_COL, 0, &zero, 0, 3, 1024, 0, 0, 0},
+    {"deep-k",       CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_DEFAULT, 0, CUBLASLT_ORDER_COL, 0, &zero, 0, 1, 0, 256, 256, 65536},
 };
-
-#define M 1024
-#define N 512
-#define K 768
 
 static int run(const scenario_t *s, cublasLtHandle_t lt)
 {
+    const uint64_t M = s->m ? s->m : 1024, N = s->n ? s->n : 512, K = s->k ? s->k : 768;
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t la, lb, lc, ld;
     CHECK_ST(cublasLtMatmulDescCreate(&desc, s->compute, CUDA_R_32F));
@@ -84,7 +83,7 @@ static int run(const scenario_t *s, cublasLtHandle_t lt)
     CHECK_ST(cublasLtMatrixLayoutSetAttribute(ld, CUBLASLT_MATRIX_LAYOUT_ORDER, &s->order_d,
                                               sizeof s->order_d));
     cublasLtMatrixLayout_t all[4] = {la, lb, lc, ld};
-    int64_t strides[4] = {(int64_t)M * K, (int64_t)K * N, (int64_t)M * N, (int64_t)M * N};
+    int64_t strides[4] = {(int64_t)(M * K), (int64_t)(K * N), (int64_t)(M * N), (int64_t)(M * N)};
     for (int i = 0; i < 4 && s->batch > 1; ++i) {
         int32_t b = s->batch;
         CHECK_ST(cublasLtMatrixLayoutSetAttribute(all[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &b,
