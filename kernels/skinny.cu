@@ -41,6 +41,10 @@
  * 128 or 256 weight rows instead of 16-32 (the register kernel's token
  * re-reads through L2 cost it up to 2x the weight bytes at n = 64). The
  * choice and its measurements: plan_of and bench/notes-sk.md.
+ * On compute capability 9.0 the ring runs as skinny_ring_wg_tn
+ * (kernels/skinny_sm90.cu, sm_90a): the same ring with wgmma reading both
+ * operands from it, and its own cluster rule (choose_cluster_wg), which
+ * also takes the ring to m = 4096 (bench/notes-decode.md, v5).
  *
  * The register kernel launches with programmatic dependent launch on
  * sm_90: its blocks may become resident while the previous kernel of the
@@ -61,6 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 
@@ -70,25 +75,14 @@
 #include "gs_problem.h"
 #include "gs_ptx.cuh"
 #include "skinny_config.h"
+#include "skinny_sm90.h"
 
 namespace {
 
 /* Limit of grid.y, which carries the batch. */
 constexpr int64_t MAX_GRID_Y = 65535;
 
-struct skinny_params {
-    const void *A;
-    const void *B;
-    void *C;
-    int m, n, k;
-    int64_t lda, ldb, ldc;
-    int64_t stride_a, stride_b, stride_c;
-    int cluster;                       /* blocks of a cluster splitting k (1: none) */
-    float alpha, beta;                 /* host pointer mode */
-    const float *alpha_ptr, *beta_ptr; /* device pointer mode, else null */
-    const void *bias;                  /* m elements of bias_type, or null */
-    int bias_type;                     /* gs_dtype_t */
-};
+/* skinny_params: skinny_config.h (shared with kernels/skinny_sm90.cu). */
 
 template <class In> struct mma_op;
 template <> struct mma_op<__nv_bfloat16> {
@@ -702,6 +696,30 @@ n_bucket bucket_of(int64_t n)
            : n <= skinny_cfg_n32::N_MAX ? BUCKET_N32 : BUCKET_N64;
 }
 
+/* The wgmma ring (kernels/skinny_sm90.cu) runs in place of the mma.sync
+ * ring on compute capability 9.0 (sm_90a code). Environment knobs, read
+ * once, for A/B measurements with bench_ab: GEMMSHIM_SKINNY_WG=0 keeps the
+ * mma.sync ring and its plan; GEMMSHIM_SKINNY_WG_CK=c forces the wgmma
+ * ring with clusters of c for every n > 8. */
+struct wg_knobs {
+    int mode, ck;
+};
+const wg_knobs &wg_env()
+{
+    static const wg_knobs k = [] {
+        auto get = [](const char *name, int def) {
+            const char *e = getenv(name);
+            return e && *e ? atoi(e) : def;
+        };
+        return wg_knobs{get("GEMMSHIM_SKINNY_WG", 1), get("GEMMSHIM_SKINNY_WG_CK", 0)};
+    }();
+    return k;
+}
+bool wg_on(const gs_device_t *d)
+{
+    return d->cc_major == 9 && d->cc_minor == 0 && wg_env().mode >= 1;
+}
+
 /* What the host needs of a configuration of either kernel. */
 struct cfg_shape {
     int block_m;     /* weight rows per block */
@@ -759,6 +777,27 @@ int choose_cluster(const gs_problem_t *p, const gs_device_t *d, const cfg_shape 
     return cluster;
 }
 
+/* Cluster split of the wgmma ring (H200, bench/notes-decode.md, "v5"):
+ * fewer, longer blocks than the register kernel's fill-the-waves rule.
+ * The largest power of two (at most SKINNY_RING_MAX_CLUSTER, each block
+ * SKINNY_RING_MIN_STAGES_PER_CTA stages or more) that keeps the blocks
+ * within the configuration's share of the SMs (SKINNY_WG_CTA_PCT*); 0 (not
+ * this kernel) when the blocks then occupy fewer than SKINNY_WG_MIN_CTA_PCT
+ * percent of the SMs. */
+int choose_cluster_wg(const gs_problem_t *p, const gs_device_t *d, n_bucket nb, const cfg_shape &cs)
+{
+    const int64_t row_blocks = (p->m + cs.block_m - 1) / cs.block_m * p->batch;
+    const int64_t sms = d->sm_count > 0 ? d->sm_count : 1;
+    const int pct = nb == BUCKET_N32 ? SKINNY_WG_CTA_PCT_N32 : SKINNY_WG_CTA_PCT;
+    int cluster = 1;
+    while (cluster < SKINNY_RING_MAX_CLUSTER && row_blocks * cluster * 2 * 100 <= pct * sms &&
+           p->k >= (int64_t)2 * cluster * cs.k_span * SKINNY_RING_MIN_STAGES_PER_CTA)
+        cluster *= 2;
+    if (row_blocks * cluster * 100 < SKINNY_WG_MIN_CTA_PCT * sms)
+        return 0;
+    return cluster;
+}
+
 /* What a call runs. */
 struct skinny_plan {
     bool ring;   /* the sm_90 ring kernel (else the register kernel) */
@@ -780,9 +819,16 @@ skinny_plan plan_of(const gs_problem_t *p, const gs_device_t *d)
 {
     const n_bucket nb = bucket_of(p->n);
     skinny_plan pl = {false, 1, d->cc_major >= 9};
-    if (d->cc_major >= 9 && p->n > skinny_cfg_n8::N_MAX &&
-        d->smem_optin >= (size_t)ring_shape(nb).smem_bytes) {
-        const int c = choose_cluster(p, d, ring_shape(nb), SKINNY_RING_MIN_STAGES_PER_CTA);
+    const cfg_shape rs = ring_shape(nb);
+    if (d->cc_major >= 9 && p->n > skinny_cfg_n8::N_MAX && d->smem_optin >= (size_t)rs.smem_bytes) {
+        if (wg_on(d)) {
+            if (wg_env().ck > 0)
+                return {true, std::min(wg_env().ck, SKINNY_MAX_CLUSTER), false};
+            const int c = choose_cluster_wg(p, d, nb, rs);
+            if (c > 0)
+                return {true, c, false};
+        }
+        const int c = choose_cluster(p, d, rs, SKINNY_RING_MIN_STAGES_PER_CTA);
         if (c <= SKINNY_RING_MAX_CLUSTER)
             return {true, c, false};
     }
@@ -907,6 +953,15 @@ cudaError_t ring_launch(const gs_problem_t *p, const gs_device_t *d, const skinn
                      !encode_operand(&tb, p->a_type, p->B, p->k, p->n, p->batch, p->ldb,
                                      p->stride_b, Cfg::N_MAX)))
         return cudaErrorNotSupported;
+    if (wg_on(d)) {
+        skinny_params prm;
+        fill_params(prm, p, pl.cluster);
+        const int64_t row_blocks = (p->m + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M;
+        return (cudaError_t)gs_skinny_wg_launch(
+            &prm, &ta, &tb, Cfg::N_MAX, Cfg::BLOCK_M, p->a_type == GS_DT_F16, p->c_type == GS_DT_F32,
+            (unsigned)(row_blocks * pl.cluster), (unsigned)p->batch, pl.cluster, p->stream,
+            d->ordinal);
+    }
     auto k_plain = skinny_ring_tn<Cfg, In, Out, false>;
     auto k_cluster = skinny_ring_tn<Cfg, In, Out, true>;
     /* Raise the dynamic shared memory limit once per device and

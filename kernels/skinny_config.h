@@ -15,6 +15,8 @@
 #ifndef GS_SKINNY_CONFIG_H
 #define GS_SKINNY_CONFIG_H
 
+#include <stdint.h>
+
 template <int N_TILES_, int M_TILES_, int WARPS_M_, int WARPS_K_, int K_CHUNKS_,
           bool PREFETCH_B_, int MIN_BLOCKS_PER_SM_>
 struct skinny_cfg {
@@ -135,6 +137,18 @@ using skinny_ring_n16 = skinny_ring_cfg<2, 1, 8, 6, 2>;
 using skinny_ring_n32 = skinny_ring_cfg<4, 1, 8, 5, 2>;
 using skinny_ring_n64 = skinny_ring_cfg<8, 2, 8, 5, 1>;
 
+/* Cluster split of the wgmma ring (skinny_sm90.cu, choose_cluster_wg in
+ * skinny.cu). H200 (bench/notes-decode.md, v5): the best split left the
+ * blocks on 64-96 of the 132 SMs for n <= 16 and n = 33..64 (4096 x 4096:
+ * n = 16 ck2 1.01x vs ck4 0.97x; n = 64 ck4 0.78x vs ck8 0.55x; 6144:
+ * n = 16 ck2 1.00x vs ck1 0.90x / ck4 0.95x; n = 64 ck4 0.79x vs ck2
+ * 0.67x) and on up to all of them for n = 17..32 (4096 x 14336: ck4 0.94x
+ * vs ck2 0.91x). Below SKINNY_WG_MIN_CTA_PCT percent of the SMs (small m)
+ * the register kernel keeps the call. */
+constexpr int SKINNY_WG_CTA_PCT = 75;
+constexpr int SKINNY_WG_CTA_PCT_N32 = 100;
+constexpr int SKINNY_WG_MIN_CTA_PCT = 45;
+
 /* A block of a cluster split gets at least this many stages. */
 constexpr int SKINNY_RING_MIN_STAGES_PER_CTA = 4;
 
@@ -142,5 +156,20 @@ constexpr int SKINNY_RING_MIN_STAGES_PER_CTA = 4;
  * the register kernel is faster (H200: ring with splits of 8 ran
  * 0.47-0.80x cuBLAS, see plan_of in skinny.cu). */
 constexpr int SKINNY_RING_MAX_CLUSTER = 4;
+
+/* Launch parameters of every decode kernel (skinny.cu, skinny_sm90.cu). */
+struct skinny_params {
+    const void *A;
+    const void *B;
+    void *C;
+    int m, n, k;
+    int64_t lda, ldb, ldc;
+    int64_t stride_a, stride_b, stride_c;
+    int cluster;                       /* blocks of a cluster splitting k (1: none) */
+    float alpha, beta;                 /* host pointer mode */
+    const float *alpha_ptr, *beta_ptr; /* device pointer mode, else null */
+    const void *bias;                  /* m elements of bias_type, or null */
+    int bias_type;                     /* gs_dtype_t */
+};
 
 #endif /* GS_SKINNY_CONFIG_H */
