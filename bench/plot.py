@@ -28,6 +28,14 @@ def main(argv):
     for ax, suite in zip(axes[:, 0], suites):
         sel = [r for r in rows if r["suite"] == suite]
         labels = [f'{r["dtype"]} {r["layout"]} {r["m"]}x{r["n"]}x{r["k"]} {r["route"]}' for r in sel]
+        # a repeated label (older CSVs name only the input type) would stack
+        # two bars on one row: number the repeats
+        seen = {}
+        for i, l in enumerate(labels):
+            seen[l] = seen.get(l, 0) + 1
+            if seen[l] > 1:
+                labels[i] = f"{l} #{seen[l]}"
+
         speed = [float(r["speedup"]) for r in sel]
         colors = ["#2a9d8f" if s >= 1.0 else ("#e9c46a" if s >= 0.9 else "#e76f51") for s in speed]
         ax.barh(labels, speed, color=colors)
