@@ -711,7 +711,11 @@ const wg_knobs &wg_env()
             const char *e = getenv(name);
             return e && *e ? atoi(e) : def;
         };
-        return wg_knobs{get("GEMMSHIM_SKINNY_WG", 1), get("GEMMSHIM_SKINNY_WG_CK", 0)};
+        /* a forced split is honoured only for the splits the sweeps ran */
+        int ck = get("GEMMSHIM_SKINNY_WG_CK", 0);
+        if (ck != 1 && ck != 2 && ck != 4 && ck != 8)
+            ck = 0;
+        return wg_knobs{get("GEMMSHIM_SKINNY_WG", 1), ck};
     }();
     return k;
 }
