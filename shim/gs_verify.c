@@ -68,8 +68,9 @@ static int init_once(void)
 }
 
 /* Per output type, what two correct fp32-accumulated results may differ by
- * (relative Frobenius): fp32 accumulation order for fp32 output, one
- * rounding of the output for 16-bit types. GEMMSHIM_VERIFY_TOL overrides. */
+ * (relative Frobenius): fp32 accumulation order for fp32 output (growing with
+ * sqrt(k)), one rounding of the output for 16-bit types. GEMMSHIM_VERIFY_TOL
+ * overrides. */
 static double tolerance(const gs_problem_t *p)
 {
     double t = gs_cfg()->verify_tol;
@@ -78,7 +79,16 @@ static double tolerance(const gs_problem_t *p)
     if (t > 0.0)
         return t;
     switch (p->c_type) {
-    case GS_DT_F32: return p->a_type == GS_DT_F32 ? 1e-5 : 1e-4;
+    case GS_DT_F32: {
+        /* Two correct fp32 accumulations of k products differ by up to a few
+         * sqrt(k) roundings relative to the result (more where the sum
+         * cancels): at k ~ 1e5 that exceeds a fixed 1e-4 (seen at k = 118311,
+         * fp16 -> fp32: 1.4e-4, both sides within 2x of each other's error
+         * against fp64). */
+        double by_k = 16.0 * 5.96e-8 * sqrt((double)(p->k > 0 ? p->k : 1));
+        double base = p->a_type == GS_DT_F32 ? 1e-5 : 1e-4;
+        return by_k > base ? by_k : base;
+    }
     case GS_DT_F16: return 5e-3;
     default: return 1e-2;
     }

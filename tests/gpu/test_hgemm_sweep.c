@@ -5,7 +5,8 @@
  * 9000 (primes and non-multiples of every tile dimension), padded leading
  * dimensions, strided batches, alpha/beta incl. 0 and negative, host and
  * device pointer mode, NaN-filled C with beta == 0. Fresh random data for
- * every case. GEMMSHIM_SWEEP_DECODE=1: only the decode layout (TN, n <= 64).
+ * every case. GEMMSHIM_SWEEP_DECODE=1: only the decode layout (TN, n <= 256;
+ * the decode kernel takes n <= 64); =deep: the same with k >= 16384 always.
  * Outside decode mode, a quarter of the cases are deep-K (k 8192..131072,
  * m and n small: few output tiles, the pingpong kernel's split-K path), and
  * every case runs our side twice: the two results must be bitwise equal.
@@ -67,6 +68,10 @@ int main(void)
     int cases = cs ? atoi(cs) : CASES_DEFAULT;
     const char *dc = getenv("GEMMSHIM_SWEEP_DECODE"); /* 1: decode shapes only */
     int decode = dc && !strcmp(dc, "1");
+    /* GEMMSHIM_SWEEP_DECODE=deep: decode shapes, every one with k >= 16384
+     * (verify mode's deep-K tolerance is pinned by this) */
+    int deep_only = dc && !strcmp(dc, "deep");
+    decode |= deep_only;
     const char *md = getenv("GEMMSHIM_SWEEP_MAX_DIM");
     int64_t max_dim = md ? atoll(md) : 0;
     printf("test_hgemm_sweep: %d cases, GEMMSHIM_SEED=0x%llx\n", cases, (unsigned long long)seed);
@@ -113,7 +118,7 @@ int main(void)
             tB = 0;
             int64_t pick = gu_int(0, 7);
             n = pick == 0 ? primes[gu_int(0, 4)] : pick == 1 ? gu_int(65, 256) : gu_int(1, 64);
-            if (gu_int(0, 11) == 0)
+            if (gu_int(0, 11) == 0 || deep_only)
                 k = gu_int(0, 1) ? 131072 - gu_int(0, 40) : gu_int(16384, 131072);
             while ((double)m * n * k * batch > MAX_MNK && m > 1) /* keep n and the long k */
                 m = m / 2 + 1;
