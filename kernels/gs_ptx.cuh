@@ -121,14 +121,11 @@ __device__ __forceinline__ void st_relaxed_gpu(int *addr, int v)
 }
 
 /* ---------------------------------------------------------------------------
- * Hopper (sm_90a): mbarrier, TMA, WGMMA, stmatrix, setmaxnreg
- * (kernels/pingpong_sm90.cu; guarded so SIMT files compile for sm_80)
+ * Hopper instructions plain sm_90 has (mbarrier, tensor-map prefetch): shared
+ * by the sm_90a kernels and by kernels/skinny.cu, which builds for sm_80 and
+ * plain sm_90; hidden from sm_80 device passes.
  * ------------------------------------------------------------------------- */
-
-/* Visible to the host pass (declarations for kernel bodies) and to sm_90a
- * device passes only: an sm_80 or plain sm_90 pass never sees these
- * instructions, so the SIMT families keep compiling for their targets. */
-#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 
 /* ---- mbarrier (transaction-counted, shared::cta) ---- */
 __device__ __forceinline__ void mbarrier_init(void *bar, uint32_t count)
@@ -176,6 +173,23 @@ __device__ __forceinline__ void mbarrier_wait_parity(void *bar, uint32_t parity)
     while (!mbarrier_try_wait_parity(bar, parity)) {
     }
 }
+
+__device__ __forceinline__ void prefetch_tensormap(const void *tmap)
+{
+    asm volatile("prefetch.tensormap [%0];\n" :: "l"(tmap) : "memory");
+}
+
+#endif /* !__CUDA_ARCH__ || __CUDA_ARCH__ >= 900 */
+
+/* ---------------------------------------------------------------------------
+ * Hopper (sm_90a): TMA, WGMMA, stmatrix, setmaxnreg
+ * (kernels/pingpong_sm90.cu; guarded so SIMT files compile for sm_80)
+ * ------------------------------------------------------------------------- */
+
+/* Visible to the host pass (declarations for kernel bodies) and to sm_90a
+ * device passes only: an sm_80 or plain sm_90 pass never sees these
+ * instructions, so the SIMT families keep compiling for their targets. */
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
 /* ---- TMA (cp.async.bulk.tensor), tensor map passed as __grid_constant__ ---- */
 __device__ __forceinline__ void tma_load_3d(void *smem_dst, const void *tmap, void *bar,
@@ -233,11 +247,6 @@ template <int N>
 __device__ __forceinline__ void tma_store_wait_all(void)
 {
     asm volatile("cp.async.bulk.wait_group %0;\n" :: "n"(N) : "memory");
-}
-
-__device__ __forceinline__ void prefetch_tensormap(const void *tmap)
-{
-    asm volatile("prefetch.tensormap [%0];\n" :: "l"(tmap) : "memory");
 }
 
 /* Generic-proxy shared-memory writes (st.shared, stmatrix) become visible to
@@ -398,7 +407,7 @@ GS_WGMMA_M64N256K16(wgmma_m64n256k16_f32_f16, "f16")
 /* ---------------------------------------------------------------------------
  * ldmatrix (sm_75+) and Hopper instructions that need only plain sm_90
  * (kernels/skinny.cu builds for sm_80 and sm_90, so its sm_90 pass does not
- * see the sm_90a block above): mbarrier, TMA loads with L2 cache policies,
+ * see the sm_90a block above): TMA loads with L2 cache policies,
  * programmatic dependent launch.
  * ------------------------------------------------------------------------- */
 
@@ -414,56 +423,6 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void *smem_r
 }
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-
-/* The sm_90a block's mbarrier wrappers and prefetch_tensormap, for plain
- * sm_90 passes (where that block is compiled it already defines them). */
-#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-__device__ __forceinline__ void mbarrier_init(void *bar, uint32_t count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n"
-                 :: "r"(smem_u32(bar)), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void fence_mbarrier_init(void)
-{
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-
-__device__ __forceinline__ void mbarrier_arrive(void *bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n"
-                 :: "r"(smem_u32(bar)) : "memory");
-}
-
-__device__ __forceinline__ void mbarrier_arrive_expect_tx(void *bar, uint32_t bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
-                 :: "r"(smem_u32(bar)), "r"(bytes) : "memory");
-}
-
-__device__ __forceinline__ uint32_t mbarrier_try_wait_parity(void *bar, uint32_t parity)
-{
-    uint32_t ok;
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                 "selp.u32 %0, 1, 0, p;\n"
-                 "}\n"
-                 : "=r"(ok) : "r"(smem_u32(bar)), "r"(parity) : "memory");
-    return ok;
-}
-
-__device__ __forceinline__ void mbarrier_wait_parity(void *bar, uint32_t parity)
-{
-    while (!mbarrier_try_wait_parity(bar, parity)) {
-    }
-}
-
-__device__ __forceinline__ void prefetch_tensormap(const void *tmap)
-{
-    asm volatile("prefetch.tensormap [%0];\n" :: "l"(tmap) : "memory");
-}
-#endif /* plain sm_90 pass */
 
 /* L2 policies: evict_first for data read exactly once (streamed weights),
  * so it does not push out reused operands; evict_last for data other

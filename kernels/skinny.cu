@@ -75,6 +75,7 @@
 #include "gs_problem.h"
 #include "gs_ptx.cuh"
 #include "skinny_config.h"
+#include "skinny_device.cuh"
 #include "skinny_sm90.h"
 
 namespace {
@@ -102,13 +103,6 @@ template <> struct mma_op<__half> {
     }
 };
 
-__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_float(float v) { return v; }
-template <class T> __device__ __forceinline__ T from_float(float v);
-template <> __device__ __forceinline__ __nv_bfloat16 from_float(float v) { return __float2bfloat16_rn(v); }
-template <> __device__ __forceinline__ __half from_float(float v) { return __float2half_rn(v); }
-template <> __device__ __forceinline__ float from_float(float v) { return v; }
 
 /* 8 consecutive 16-bit elements of which only the first `valid` (0..7) are
  * inside k: element loads, zeros after. Only the one tail chunk of a warp
@@ -126,31 +120,6 @@ __device__ __forceinline__ uint4 load_partial8(const void *p, int valid)
     return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-/* bias[row] as float (the cublasLt BIAS epilogue's vector). */
-__device__ __forceinline__ float load_bias(const skinny_params &prm, int row)
-{
-    switch (prm.bias_type) {
-    case GS_DT_F16: return __half2float(static_cast<const __half *>(prm.bias)[row]);
-    case GS_DT_BF16: return __bfloat162float(static_cast<const __nv_bfloat16 *>(prm.bias)[row]);
-    default: return static_cast<const float *>(prm.bias)[row];
-    }
-}
-
-/* Element (r, c) of C: alpha * v + beta * C (+ bias[r]), rounded once. C is
- * read only when beta != 0; without a product (k == 0) alpha * v is left
- * out, so C = beta * C even for alpha = inf. */
-template <class Out>
-__device__ __forceinline__ void store_c(const skinny_params &prm, Out *C, int r, int c, float v,
-                                        float alpha, float beta)
-{
-    Out *cp = C + r + (int64_t)c * prm.ldc;
-    float out = prm.k == 0 ? 0.0f : alpha * v;
-    if (beta != 0.0f)
-        out = fmaf(beta, to_float(*cp), out);
-    if (prm.bias)
-        out += load_bias(prm, r);
-    *cp = from_float<Out>(out);
-}
 
 /* One iteration's operands of one lane: K_CHUNKS chunks, each with the two
  * weight rows (g, g+8) of every m16 tile and the token g of every n8 tile. */
@@ -537,22 +506,8 @@ skinny_ring_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap
                 acc[mt][nt][e] = 0.0f;
 
     if (warp == PRODUCER) {
-        if (lane == 0 && stages > 0) {
-            /* Weights are read once: evict them first; tokens are read by
-             * every row block: keep them. */
-            const uint64_t evict_first = createpolicy_evict_first();
-            const uint64_t evict_last = createpolicy_evict_last();
-            for (int s = 0; s < stages; ++s) {
-                const int slot = s % STAGES;
-                if (s >= STAGES) /* consumers released the stage s - STAGES */
-                    mbarrier_wait_parity(&empty[slot], (uint32_t)((s / STAGES - 1) & 1));
-                unsigned char *st = smem + slot * Cfg::STAGE_BYTES;
-                const int kk = (s_begin + s) * SK;
-                mbarrier_arrive_expect_tx(&full[slot], Cfg::STAGE_BYTES);
-                tma_load_3d_hint(st, &tmap_a, &full[slot], kk, row0, b, evict_first);
-                tma_load_3d_hint(st + Cfg::A_BYTES, &tmap_b, &full[slot], kk, 0, b, evict_last);
-            }
-        }
+        if (lane == 0 && stages > 0)
+            ring_produce<Cfg>(smem, full, empty, &tmap_a, &tmap_b, stages, s_begin, row0, b);
     } else {
         /* ldmatrix row addresses. Weights (m16 x k16 per x4): lanes 0-7
          * give rows 0-7 at k 0, 8-15 rows 8-15 at k 0, 16-23 rows 0-7 at
@@ -628,46 +583,12 @@ skinny_ring_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap
                 for (int nt = 0; nt < NT; ++nt)
                     store(warp, mt, nt, lane, acc[mt][nt]);
     } else {
-        /* Every block leaves its sums in its ring (all stages consumed: no
-         * copy in flight once the block barrier passed), fragment-ordered
-         * [W][MT][NT][32] float4; rank r then adds slice r of every block's
-         * sums in rank order and stores it. The second cluster barrier keeps
-         * each block's shared memory alive until the others have read it. */
-        namespace cg = cooperative_groups;
-        cg::cluster_group cl = cg::this_cluster();
-        float4 *red = reinterpret_cast<float4 *>(smem);
-        __syncthreads();
-        if (warp != PRODUCER)
-#pragma unroll
-            for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-                for (int nt = 0; nt < NT; ++nt)
-                    red[((warp * MT + mt) * NT + nt) * 32 + lane] =
-                        make_float4(acc[mt][nt][0], acc[mt][nt][1], acc[mt][nt][2], acc[mt][nt][3]);
-        cl.sync();
-        constexpr int Q = W * MT * NT * 32;
-        const int per_rank = (Q + cluster - 1) / cluster;
-        const int q_end = min(Q, (rank + 1) * per_rank);
-        for (int q = rank * per_rank + (int)threadIdx.x; q < q_end; q += Cfg::THREADS) {
-            /* all ranks' loads first (independent), then the sum in rank order */
-            float4 v[SKINNY_MAX_CLUSTER];
-#pragma unroll
-            for (int r = 0; r < SKINNY_MAX_CLUSTER; ++r)
-                if (r < cluster)
-                    v[r] = cl.map_shared_rank(red, (unsigned)r)[q];
-            float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-            for (int r = 0; r < SKINNY_MAX_CLUSTER; ++r)
-                if (r < cluster) {
-                    sum[0] += v[r].x;
-                    sum[1] += v[r].y;
-                    sum[2] += v[r].z;
-                    sum[3] += v[r].w;
-                }
-            const int l = q % 32, nt = q / 32 % NT, mt = q / 32 / NT % MT, w = q / 32 / NT / MT;
-            store(w, mt, nt, l, sum);
-        }
-        cl.sync();
+        cluster_reduce_store<Cfg>(
+            smem, warp, lane, rank, cluster,
+            [&](int mt, int nt) {
+                return make_float4(acc[mt][nt][0], acc[mt][nt][1], acc[mt][nt][2], acc[mt][nt][3]);
+            },
+            store);
     }
 #else
     __trap(); /* sm_90 only; the host never launches it elsewhere */

@@ -1,0 +1,129 @@
+/* Device code both decode ring kernels share: skinny_ring_tn (mma.sync,
+ * kernels/skinny.cu, sm_80 / sm_90 passes) and skinny_ring_wg_tn (wgmma,
+ * kernels/skinny_sm90.cu, sm_90a): element conversions, the C store with
+ * alpha/beta/bias, the ring's TMA producer and the cluster's fixed-order
+ * reduction. One copy, so both kernels round and reduce identically. */
+#ifndef GS_SKINNY_DEVICE_CUH
+#define GS_SKINNY_DEVICE_CUH
+
+#include <cooperative_groups.h>
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#include "gs_ptx.cuh"
+#include "skinny_config.h"
+
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_float(float v) { return v; }
+template <class T> __device__ __forceinline__ T from_float(float v);
+template <> __device__ __forceinline__ __nv_bfloat16 from_float(float v) { return __float2bfloat16_rn(v); }
+template <> __device__ __forceinline__ __half from_float(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ float from_float(float v) { return v; }
+
+/* bias[row] as float (the cublasLt BIAS epilogue's vector). */
+__device__ __forceinline__ float load_bias(const skinny_params &prm, int row)
+{
+    switch (prm.bias_type) {
+    case GS_DT_F16: return __half2float(static_cast<const __half *>(prm.bias)[row]);
+    case GS_DT_BF16: return __bfloat162float(static_cast<const __nv_bfloat16 *>(prm.bias)[row]);
+    default: return static_cast<const float *>(prm.bias)[row];
+    }
+}
+
+/* Element (r, c) of C: alpha * v + beta * C (+ bias[r]), rounded once. C is
+ * read only when beta != 0; without a product (k == 0) alpha * v is left
+ * out, so C = beta * C even for alpha = inf. */
+template <class Out>
+__device__ __forceinline__ void store_c(const skinny_params &prm, Out *C, int r, int c, float v,
+                                        float alpha, float beta)
+{
+    Out *cp = C + r + (int64_t)c * prm.ldc;
+    float out = prm.k == 0 ? 0.0f : alpha * v;
+    if (beta != 0.0f)
+        out = fmaf(beta, to_float(*cp), out);
+    if (prm.bias)
+        out += load_bias(prm, r);
+    *cp = from_float<Out>(out);
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 /* only the ring kernels' sm_90 bodies use these */
+
+/* The producer warp's lane 0: stages s_begin .. s_begin + stages - 1 of k
+ * into the ring. Weights are read once: evict them first; tokens are read by
+ * every row block: keep them. A slot is refilled once its consumers released
+ * it (empty[slot] of the previous round). */
+template <class Cfg>
+__device__ __forceinline__ void ring_produce(unsigned char *smem, uint64_t *full, uint64_t *empty,
+                                             const CUtensorMap *tmap_a,
+                                             const CUtensorMap *tmap_b, int stages, int s_begin,
+                                             int row0, int b)
+{
+    constexpr int STAGES = Cfg::STAGES;
+    const uint64_t evict_first = createpolicy_evict_first();
+    const uint64_t evict_last = createpolicy_evict_last();
+    for (int s = 0; s < stages; ++s) {
+        const int slot = s % STAGES;
+        if (s >= STAGES)
+            mbarrier_wait_parity(&empty[slot], (uint32_t)((s / STAGES - 1) & 1));
+        unsigned char *st = smem + slot * Cfg::STAGE_BYTES;
+        const int kk = (s_begin + s) * Cfg::STAGE_K;
+        mbarrier_arrive_expect_tx(&full[slot], Cfg::STAGE_BYTES);
+        tma_load_3d_hint(st, tmap_a, &full[slot], kk, row0, b, evict_first);
+        tma_load_3d_hint(st + Cfg::A_BYTES, tmap_b, &full[slot], kk, 0, b, evict_last);
+    }
+}
+
+/* The cluster's k split reduced in rank order. Every block leaves its sums
+ * in its ring (all stages consumed: no copy in flight once the block barrier
+ * passed), fragment-ordered [W][MT][NT][32] float4 (frag(mt, nt) gives a
+ * consumer lane's four sums of tile (mt, nt)); rank r then adds slice r of
+ * every block's sums in rank order and hands them to store(w, mt, nt, lane,
+ * sums). The second cluster barrier keeps each block's shared memory alive
+ * until the others have read it. */
+template <class Cfg, class Frag, class Store>
+__device__ __forceinline__ void cluster_reduce_store(unsigned char *smem, int warp, int lane,
+                                                     int rank, int cluster, Frag frag,
+                                                     Store store)
+{
+    constexpr int MT = Cfg::M_TILES, NT = Cfg::N_TILES, W = Cfg::WARPS;
+    namespace cg = cooperative_groups;
+    cg::cluster_group cl = cg::this_cluster();
+    float4 *red = reinterpret_cast<float4 *>(smem);
+    __syncthreads();
+    if (warp != W) /* the producer warp holds no sums */
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt)
+                red[((warp * MT + mt) * NT + nt) * 32 + lane] = frag(mt, nt);
+    cl.sync();
+    constexpr int Q = W * MT * NT * 32;
+    const int per_rank = (Q + cluster - 1) / cluster;
+    const int q_end = min(Q, (rank + 1) * per_rank);
+    for (int q = rank * per_rank + (int)threadIdx.x; q < q_end; q += Cfg::THREADS) {
+        /* all ranks' loads first (independent), then the sum in rank order */
+        float4 v[SKINNY_MAX_CLUSTER];
+#pragma unroll
+        for (int r = 0; r < SKINNY_MAX_CLUSTER; ++r)
+            if (r < cluster)
+                v[r] = cl.map_shared_rank(red, (unsigned)r)[q];
+        float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+        for (int r = 0; r < SKINNY_MAX_CLUSTER; ++r)
+            if (r < cluster) {
+                sum[0] += v[r].x;
+                sum[1] += v[r].y;
+                sum[2] += v[r].z;
+                sum[3] += v[r].w;
+            }
+        const int l = q % 32, nt = q / 32 % NT, mt = q / 32 / NT % MT, w = q / 32 / NT / MT;
+        store(w, mt, nt, l, sum);
+    }
+    cl.sync();
+}
+
+#endif /* __CUDA_ARCH__ >= 900 */
+#endif /* GS_SKINNY_DEVICE_CUH */
