@@ -3,30 +3,13 @@
  * forgets what a table load or a routing change made stale. */
 #include "gs_decide.h"
 #include "gs_kernels.h"
+#include "dispatch_fixtures.h"
 #include "gs_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 static const float one = 1.f, zero = 0.f;
-
-static const char *no_env(const char *name)
-{
-    (void)name;
-    return NULL;
-}
-
-static gs_device_t hopper(void)
-{
-    gs_device_t d;
-    memset(&d, 0, sizeof d);
-    d.present = 1;
-    d.cc_major = 9;
-    d.sm_count = 132;
-    d.smem_optin = 227 * 1024;
-    d.l2_bytes = 50u << 20;
-    return d;
-}
 
 static uint64_t rng = 12345;
 static int64_t pick(int64_t lo, int64_t hi)
@@ -79,9 +62,8 @@ static int same(const gs_decision_t *a, const gs_decision_t *b)
 
 int main(void)
 {
-    gs_config_t c;
-    gs_config_parse(&c, no_env);
-    gs_device_t d = hopper();
+    gs_config_t c = defaults();
+    gs_device_t d = device(9, 0, 132);
     gs_routing_t policies[2] = {c.routing, c.routing};
     policies[1].policy = GS_POLICY_ELIGIBLE;
 

@@ -1,35 +1,10 @@
 /* gs_dispatch with hand-filled devices and problems (no GPU needed). */
 #include "gs_dispatch.h"
 #include "gs_kernels.h"
+#include "dispatch_fixtures.h"
 #include "gs_test.h"
 
 static const float one = 1.f, zero = 0.f;
-
-static const char *no_env(const char *name)
-{
-    (void)name;
-    return NULL;
-}
-
-static gs_config_t defaults(void)
-{
-    gs_config_t c;
-    gs_config_parse(&c, no_env);
-    return c;
-}
-
-static gs_device_t device(int major, int minor, int sms)
-{
-    gs_device_t d;
-    memset(&d, 0, sizeof d);
-    d.present = 1;
-    d.cc_major = major;
-    d.cc_minor = minor;
-    d.sm_count = sms;
-    d.smem_optin = 227 * 1024;
-    d.l2_bytes = 50u << 20;
-    return d;
-}
 
 /* An fp32 NN problem every fp32 kernel can take: 256^3, aligned. */
 static gs_problem_t fp32_problem(void)
