@@ -73,6 +73,15 @@ int gs_compare_launch(const gs_problem_t *p, const void *ours, const void *ref, 
  * does not create or change contexts beyond what a kernel launch would. */
 int gs_device_query(gs_device_t *d);
 
+/* The driver's cuTensorMapEncodeTiled (its 12.0 ABI), found through the
+ * runtime's entry-point query once per process; NULL where the driver has
+ * none. Cast to PFN_cuTensorMapEncodeTiled_v12000 (cudaTypedefs.h). */
+void *gs_tensor_map_encoder(void);
+
+/* 16-byte alignment of a base address: what TMA boxes and the kernels'
+ * vector loads need of every operand they read that way. */
+static inline int gs_aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
 /* ---- skinny (decode) GEMM on mma.sync, sm_80+ (kernels/skinny.cu) ----
  * C = alpha * A^T * B + beta * C with A stored k x m (TN, each row of op(A)
  * contiguous along k), n <= GS_SKINNY_N_MAX tokens, bf16 or fp16 inputs,

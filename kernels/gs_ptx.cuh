@@ -249,6 +249,27 @@ __device__ __forceinline__ void tma_store_wait_all(void)
     asm volatile("cp.async.bulk.wait_group %0;\n" :: "n"(N) : "memory");
 }
 
+/* Shared-memory accesses through a 32-bit shared address (a generic pointer
+ * the compiler cannot place in shared memory costs a 64-bit generic access). */
+__device__ __forceinline__ uint32_t ld_shared_b32(uint32_t addr)
+{
+    uint32_t v;
+    asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(addr) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ float2 ld_shared_v2_f32(uint32_t addr)
+{
+    float2 v;
+    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(addr) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void st_shared_v2_f32(uint32_t addr, float a, float b)
+{
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" :: "r"(addr), "f"(a), "f"(b) : "memory");
+}
+
 /* Generic-proxy shared-memory writes (st.shared, stmatrix) become visible to
  * the async proxy (TMA store, wgmma) only after this fence. */
 __device__ __forceinline__ void fence_proxy_async_shared_cta(void)
@@ -452,6 +473,17 @@ __device__ __forceinline__ void tma_load_3d_hint(void *smem_dst, const void *tma
                  ".L2::cache_hint [%0], [%1, {%3, %4, %5}], [%2], %6;\n"
                  :: "r"(smem_u32(smem_dst)), "l"(tmap), "r"(smem_u32(bar)),
                     "r"(c0), "r"(c1), "r"(c2), "l"(policy)
+                 : "memory");
+}
+
+/* Clipped tensor store with an L2 cache policy (see tma_store_3d). */
+__device__ __forceinline__ void tma_store_3d_hint(const void *tmap, const void *smem_src,
+                                                  int32_t c0, int32_t c1, int32_t c2,
+                                                  uint64_t policy)
+{
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group.L2::cache_hint"
+                 " [%0, {%2, %3, %4}], [%1], %5;\n"
+                 :: "l"(tmap), "r"(smem_u32(smem_src)), "r"(c0), "r"(c1), "r"(c2), "l"(policy)
                  : "memory");
 }
 

@@ -29,12 +29,11 @@
  * EPI_BUFS per warp), writes the sub-tile with stmatrix and issues its TMA
  * store at once; stores are never waited on for completion. The staging
  * then takes 32 KB in all, which is what leaves the cooperative tile four
- * stages. Measured on H200 (TN 8448x9216): small-k speed does not depend on
- * the epilogue's buffering (2 or 4 buffers per warp, whole-tile staging, or
- * plain st.global instead of TMA stores all ran at 128-138 TFLOP/s at k = 64,
- * about 2.1 TB/s of C), so what limits small k is still open; against
- * whole-tile staging this epilogue is 1-2% faster at k >= 1024 and up to 9%
- * slower at k = 256.
+ * stages. At small k the epilogue is the kernel: its instruction count is
+ * what matters (one unrolled copy per EpiMode, so the common alpha = 1,
+ * beta = 0 tile issues ~150 instructions per warp instead of ~1400), then
+ * the output stream (evict_first stores for outputs larger than half the
+ * L2). H200, TN 8448x9216x64: 65.7 -> 46.5 us (0.74 -> 1.04x of cuBLAS).
  *
  * Split-K (deep K, few output tiles; plan_split): when the tiles leave at
  * least half the SMs idle, every tile is cut along k into `splits` units, one
@@ -64,7 +63,6 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
-#include <mutex>
 #include <stdint.h>
 
 #include "gs_kernels.h"
@@ -101,15 +99,13 @@ constexpr int MN_CHUNK = SW128_ROW / IN_BYTES;        /* 64 elements: MN-major b
 constexpr int MN_CHUNK_BYTES = MN_CHUNK * BLOCK_K * IN_BYTES; /* 64 x 64 box, 8 KB */
 constexpr int P_TILE_BYTES = BLOCK_N * BLOCK_K * IN_BYTES;    /* op(B)^T tile, 16 KB */
 
-/* Epilogue staging: per consumer warp EPI_BUFS buffers of one sub-tile, 16
- * rows (n; a warp's share of a wgmma M block) x 128 bytes of m (one TMA box
- * with 128B swizzle; 64 bf16/fp16 or 32 fp32 elements). Two buffers let a
- * warp fill one while the store of the other is still reading it. 32 KB in
+/* Epilogue staging: per consumer warp Cfg::EPI_BUFS buffers of one sub-tile,
+ * 16 rows (n; a warp's share of a wgmma M block) x 128 bytes of m (one TMA
+ * box with 128B swizzle; 64 bf16/fp16 or 32 fp32 elements). Two buffers let
+ * a warp fill one while the store of the other is still reading it: 32 KB in
  * all, independent of the output type, which leaves the ring 192 KB. */
 constexpr int EPI_ROWS = 16;
-constexpr int EPI_BUFS = 2;
 constexpr int SUB_BYTES = EPI_ROWS * SW128_ROW;        /* 2 KB */
-constexpr int EPI_BYTES = CONSUMER_WARPS * EPI_BUFS * SUB_BYTES;
 
 /* Shared memory a CTA may have on sm_90 (227 KB): the design budget. The
  * device's own limit (smem_optin) is checked in can_implement. */
@@ -134,9 +130,12 @@ static_assert(SUB_BYTES % SW128_ATOM == 0, "staging buffers keep the 1024-byte s
  *               blocks); true: cooperative (each consumer one M block of
  *               every tile)
  *   GROUP       tile rows (along m) walked together by the raster
+ *   EB          epilogue staging buffers per consumer warp
  * ------------------------------------------------------------------------- */
-template <int BM, bool COOP, int GROUP>
+template <int BM, bool COOP, int GROUP, int EB = 2>
 struct TileConfig {
+    static constexpr int EPI_BUFS = EB;
+    static constexpr int EPI_BYTES = CONSUMER_WARPS * EPI_BUFS * SUB_BYTES;
     static constexpr int BLOCK_M = BM;
     static constexpr bool COOPERATIVE = COOP;
     static constexpr int GROUP_M = GROUP;
@@ -154,7 +153,7 @@ struct TileConfig {
     static_assert(BM == 128 || BM == 256, "wgmma N of 128 or 256");
     static_assert(BLOCK_M % MN_CHUNK == 0, "MN-major boxes tile the m extent");
     static_assert(HALVES_PER_CONSUMER * ACC == 128, "128 fp32 accumulators per consumer thread");
-    static_assert(STAGES >= 4, "pipeline too shallow");
+    static_assert(STAGES >= 3, "pipeline too shallow");
 };
 
 /* 128x128 pingpong: the tensor cores never wait for an epilogue; 6 stages. */
@@ -163,6 +162,8 @@ using Cfg128x128 = TileConfig<128, false, 8>;
  * of 4 tile rows spans the same 1024 rows of m as the 128x128 raster (H200,
  * TN/NN 8192^3 and the prefill set: about 0.7% faster than a group of 8, at
  * the edge of run-to-run noise; 16 and the whole m extent were slower). */
+/* Four staging buffers per warp instead of two (3 stages) measured 3-6%
+ * slower at k >= 256 on H200. */
 using Cfg256x128 = TileConfig<256, true, 4>;
 
 template <typename Cfg>
@@ -175,7 +176,7 @@ struct SharedStorage {
         alignas(1024) uint8_t q[Cfg::Q_TILE_BYTES]; /* wgmma B: op(A)^T, k x m */
     };
     Stage stage[STAGES];
-    alignas(1024) uint8_t c_sub[CONSUMER_WARPS][EPI_BUFS][SUB_BYTES]; /* per consumer warp */
+    alignas(1024) uint8_t c_sub[CONSUMER_WARPS][Cfg::EPI_BUFS][SUB_BYTES]; /* per consumer warp */
     alignas(8) uint64_t full[STAGES];   /* TMA bytes landed: producer -> consumer */
     alignas(8) uint64_t empty[STAGES];  /* wgmma done reading: consumer -> producer */
     alignas(8) uint64_t c_full[CONSUMER_WARPS]; /* beta != 0: C sub-tile landed in c_sub */
@@ -238,6 +239,12 @@ struct Params {
      * (the grid is total_units, co-resident: cooperative launch). */
     int splits;
     int total_units;
+    /* C is larger than half the L2: its stores carry an evict_first
+     * policy, so the stream of output lines is what L2 gives up first, not
+     * the operand strips every tile re-reads (H200, TN 8448x9216x64-256:
+     * 4-8% faster). Smaller outputs keep the normal policy, so whatever
+     * reads C next can still find it in L2. */
+    int c_evict_first;
     int *counters;   /* workspace: one semaphore per tile, zero between calls */
     float *partials; /* workspace + GS_WS_FLAG_BYTES: [tile][split][BLOCK_N][BLOCK_M] fp32 */
 };
@@ -396,14 +403,28 @@ struct EpiState {
     uint32_t c_loads; /* C sub-tile loads: c_full parity */
 };
 
+/* What the epilogue computes per element. Each mode is its own unrolled
+ * copy, chosen once per tile from the call's scalars: a runtime test inside
+ * the unrolled loops is if-converted into predicated instructions that issue
+ * whatever the predicate. (H200, ncu at k = 64: with one copy, a beta == 0
+ * tile still issued the whole C-read path, ~1400 instructions per warp and
+ * tile; that, not the stores, held small k at 0.74x of cuBLAS.) */
+enum EpiMode {
+    EPI_COPY,  /* alpha == 1, beta == 0, no bias: convert and store */
+    EPI_SCALE, /* beta == 0, no bias: alpha * acc */
+    EPI_BETA,  /* beta != 0, no bias: alpha * acc + beta * C */
+    EPI_BIAS,  /* bias: alpha * acc (+ beta * C when beta != 0) + bias */
+};
+
 /* One M block (64 rows of C^T) of a finished tile: this warp's 16 rows,
  * sub-tile by sub-tile along m. acc is the M block's accumulator (ACC fp32
  * per thread, wgmma m64nN layout: warp w holds rows 16w..16w+15; lane l holds
  * row l/4 (regs 4j, 4j+1) and row l/4 + 8 (regs 4j+2, 4j+3) at columns
  * 8j + 2(l%4) + {0,1}; rows are n, columns m). */
-template <typename Cfg, typename TOut, bool BIAS>
-__device__ __forceinline__ void store_m_block(float *acc, const Params &p, const TileCoord &tc,
-                                              int row0, const CUtensorMap *tmap_c,
+template <typename Cfg, typename TOut, EpiMode MODE>
+__device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Params &p,
+                                              const TileCoord &tc, int row0,
+                                              const CUtensorMap *tmap_c,
                                               uint8_t (*bufs)[SUB_BYTES], uint64_t *c_full,
                                               EpiState &st, float alpha, float beta, bool direct)
 {
@@ -411,18 +432,30 @@ __device__ __forceinline__ void store_m_block(float *acc, const Params &p, const
     constexpr int CHUNK_COLS = SW128_ROW / OUT_BYTES; /* m per sub-tile */
     constexpr int CHUNKS = Cfg::BLOCK_M / CHUNK_COLS;
     const int lane = threadIdx.x % 32;
+    /* EPI_BIAS reads C only when beta != 0 (a runtime test: the rare path). */
+    const bool read_c = MODE == EPI_BETA || (MODE == EPI_BIAS && beta != 0.0f);
 #pragma unroll
     for (int ch = 0; ch < CHUNKS; ++ch) {
-        uint8_t *buf = bufs[st.sub % EPI_BUFS];
+        uint8_t *buf = bufs[st.sub % Cfg::EPI_BUFS];
+        const uint32_t buf_s = smem_u32(buf);
         ++st.sub;
         const int gm0 = tc.m0 + ch * CHUNK_COLS;
         /* The buffer is free once the store issued EPI_BUFS sub-tiles ago has
          * read it (bulk groups are per thread: lane 0 issued it) and every
-         * lane is past its plain accesses to it (__syncwarp). */
-        if (lane == 0)
-            tma_store_wait_read<EPI_BUFS - 1>();
+         * lane is past its plain accesses to it (__syncwarp). A ragged tile's
+         * sub-tiles commit no bulk group, so "all but EPI_BUFS - 1 groups"
+         * would no longer name the store that last read this buffer: there
+         * every store must have read its buffer (bug: a coop fp32-output
+         * sweep case with m = 5582 overwrote a buffer a store was reading;
+         * the results differed between two identical calls). */
+        if (lane == 0) {
+            if (direct)
+                tma_store_wait_read<0>();
+            else
+                tma_store_wait_read<Cfg::EPI_BUFS - 1>();
+        }
         __syncwarp();
-        if (beta != 0.0f) {
+        if (read_c) {
             /* C is read only here: beta == 0 never touches it (it may hold NaN). */
             if (lane == 0) {
                 mbarrier_arrive_expect_tx(c_full, SUB_BYTES);
@@ -431,35 +464,38 @@ __device__ __forceinline__ void store_m_block(float *acc, const Params &p, const
             mbarrier_wait_parity(c_full, st.c_loads & 1u);
             ++st.c_loads;
         }
+        if constexpr (MODE != EPI_COPY) {
 #pragma unroll
-        for (int jl = 0; jl < CHUNK_COLS / 8; ++jl) {
-            const int j = ch * (CHUNK_COLS / 8) + jl;
+            for (int jl = 0; jl < CHUNK_COLS / 8; ++jl) {
+                const int j = ch * (CHUNK_COLS / 8) + jl;
 #pragma unroll
-            for (int q = 0; q < 2; ++q) {
-                float &v0 = acc[4 * j + 2 * q];
-                float &v1 = acc[4 * j + 2 * q + 1];
-                v0 *= alpha;
-                v1 *= alpha;
-                if (beta != 0.0f) {
-                    const uint8_t *src = buf + sub_offset<OUT_BYTES>(lane / 4 + 8 * q, 8 * jl + 2 * (lane % 4));
-                    float2 cv;
-                    if constexpr (OUT_BYTES == 4)
-                        cv = *reinterpret_cast<const float2 *>(src);
-                    else
-                        cv = unpack2(*reinterpret_cast<const uint32_t *>(src), (TOut *)nullptr);
-                    v0 = fmaf(beta, cv.x, v0);
-                    v1 = fmaf(beta, cv.y, v1);
-                }
-                if (BIAS) {
-                    /* Columns past m (ragged last tile) are never stored. */
-                    const int gm = gm0 + 8 * jl + 2 * (lane % 4);
-                    v0 += gm < p.m ? load_bias(p, gm) : 0.0f;
-                    v1 += gm + 1 < p.m ? load_bias(p, gm + 1) : 0.0f;
+                for (int q = 0; q < 2; ++q) {
+                    float &v0 = acc[4 * j + 2 * q];
+                    float &v1 = acc[4 * j + 2 * q + 1];
+                    v0 *= alpha;
+                    v1 *= alpha;
+                    if (MODE == EPI_BETA || (MODE == EPI_BIAS && read_c)) {
+                        const uint32_t src = buf_s + sub_offset<OUT_BYTES>(lane / 4 + 8 * q,
+                                                                            8 * jl + 2 * (lane % 4));
+                        float2 cv;
+                        if constexpr (OUT_BYTES == 4)
+                            cv = ld_shared_v2_f32(src);
+                        else
+                            cv = unpack2(ld_shared_b32(src), (TOut *)nullptr);
+                        v0 = fmaf(beta, cv.x, v0);
+                        v1 = fmaf(beta, cv.y, v1);
+                    }
+                    if constexpr (MODE == EPI_BIAS) {
+                        /* Columns past m (ragged last tile) are never stored. */
+                        const int gm = gm0 + 8 * jl + 2 * (lane % 4);
+                        v0 += gm < p.m ? load_bias(p, gm) : 0.0f;
+                        v1 += gm + 1 < p.m ? load_bias(p, gm + 1) : 0.0f;
+                    }
                 }
             }
         }
         /* The writes below overwrite C values other lanes read above. */
-        if (beta != 0.0f)
+        if (read_c)
             __syncwarp();
         if constexpr (OUT_BYTES == 4) {
 #pragma unroll
@@ -467,8 +503,8 @@ __device__ __forceinline__ void store_m_block(float *acc, const Params &p, const
 #pragma unroll
                 for (int q = 0; q < 2; ++q) {
                     const int j = ch * (CHUNK_COLS / 8) + jl;
-                    *reinterpret_cast<float2 *>(buf + sub_offset<4>(lane / 4 + 8 * q, 8 * jl + 2 * (lane % 4))) =
-                        make_float2(acc[4 * j + 2 * q], acc[4 * j + 2 * q + 1]);
+                    st_shared_v2_f32(buf_s + sub_offset<4>(lane / 4 + 8 * q, 8 * jl + 2 * (lane % 4)),
+                                     acc[4 * j + 2 * q], acc[4 * j + 2 * q + 1]);
                 }
         } else {
             /* One stmatrix.x4 stores a 16(n) x 16(m) block: matrices
@@ -489,7 +525,10 @@ __device__ __forceinline__ void store_m_block(float *acc, const Params &p, const
         __syncwarp();
         if (!direct) {
             if (lane == 0) {
-                tma_store_3d(tmap_c, buf, gm0, row0, tc.b);
+                if (p.c_evict_first)
+                    tma_store_3d_hint(tmap_c, buf, gm0, row0, tc.b, createpolicy_evict_first());
+                else
+                    tma_store_3d(tmap_c, buf, gm0, row0, tc.b);
                 tma_store_commit_group();
             }
         } else {
@@ -504,6 +543,23 @@ __device__ __forceinline__ void store_m_block(float *acc, const Params &p, const
                         *reinterpret_cast<const TOut *>(buf + sub_offset<OUT_BYTES>(r, col));
             }
         }
+    }
+}
+
+/* A finished (unsplit) tile: the consumer's M blocks, one mode copy. h is a
+ * compile-time index after unrolling, so the accumulators stay in registers. */
+template <typename Cfg, typename TOut, EpiMode MODE>
+__device__ __forceinline__ void store_tile(float (&acc)[Cfg::HALVES_PER_CONSUMER][Cfg::ACC],
+                                           const Params &p, const TileCoord &tc, int c, int warp,
+                                           const CUtensorMap *tmap_c, uint8_t (*bufs)[SUB_BYTES],
+                                           uint64_t *c_full, EpiState &st, float alpha, float beta)
+{
+    const bool direct = p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m;
+#pragma unroll
+    for (int h = 0; h < Cfg::HALVES_PER_CONSUMER; ++h) {
+        const int row0 = tc.n0 + (Cfg::COOPERATIVE ? c : h) * WGMMA_M + warp * EPI_ROWS;
+        store_m_block<Cfg, TOut, MODE>(acc[h], p, tc, row0, tmap_c, bufs, c_full, st, alpha, beta,
+                                       direct);
     }
 }
 
@@ -809,19 +865,18 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
                                           reinterpret_cast<uint8_t *>(&ss.stage[0]), &ss.red_full,
                                           red_phase);
             } else {
-                const bool direct = p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m;
-#pragma unroll
-                for (int h = 0; h < HPC; ++h) {
-                    const int row0 = tc.n0 + (COOP ? c : h) * WGMMA_M + warp * EPI_ROWS;
-                    /* Two copies of the epilogue: a bias test inside its
-                     * unrolled loops cost the unbiased epilogue ~20% at k = 64. */
-                    if (p.bias_kind == BIAS_NONE)
-                        store_m_block<Cfg, TOut, false>(acc[h], p, tc, row0, &tmap_c, ss.c_sub[cw],
-                                                        &ss.c_full[cw], epi, alpha, beta, direct);
-                    else
-                        store_m_block<Cfg, TOut, true>(acc[h], p, tc, row0, &tmap_c, ss.c_sub[cw],
-                                                       &ss.c_full[cw], epi, alpha, beta, direct);
-                }
+                if (p.bias_kind != BIAS_NONE)
+                    store_tile<Cfg, TOut, EPI_BIAS>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
+                                                    &ss.c_full[cw], epi, alpha, beta);
+                else if (beta != 0.0f)
+                    store_tile<Cfg, TOut, EPI_BETA>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
+                                                    &ss.c_full[cw], epi, alpha, beta);
+                else if (alpha != 1.0f)
+                    store_tile<Cfg, TOut, EPI_SCALE>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
+                                                     &ss.c_full[cw], epi, alpha, beta);
+                else
+                    store_tile<Cfg, TOut, EPI_COPY>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
+                                                    &ss.c_full[cw], epi, alpha, beta);
             }
         }
         /* Shared memory must outlive the reads of the last stores. */
@@ -836,17 +891,7 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
 
 PFN_cuTensorMapEncodeTiled_v12000 get_encode_tiled(void)
 {
-    static std::once_flag once;
-    static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
-    std::call_once(once, [] {
-        void *ptr = nullptr;
-        cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &ptr, 12000,
-                                             cudaEnableDefault, &q) == cudaSuccess
-            && q == cudaDriverEntryPointSuccess)
-            fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(ptr);
-    });
-    return fn;
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(gs_tensor_map_encoder());
 }
 
 /* 3D map {inner, outer, batch}; strides in bytes. 128B swizzle, zero fill. */
@@ -983,6 +1028,7 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
     }
 
     prm.m_ragged = (m * oes) % 16 != 0;
+    prm.c_evict_first = (double)m * (double)n * (double)batch * (double)oes > 0.5 * (double)d->l2_bytes;
     prm.c = pr->C;
     prm.ldc = pr->ldc;
     prm.stride_c = pr->stride_c;
@@ -1066,7 +1112,6 @@ int smem_of(gs_pingpong_config_t cfg)
     return cfg == GS_PINGPONG_COOP_256x128x64 ? smem_bytes<Cfg256x128>() : smem_bytes<Cfg128x128>();
 }
 
-bool aligned16(const void *ptr) { return ((uintptr_t)ptr & 15u) == 0; }
 
 /* ld (elements) and its byte size are usable by TMA. */
 bool ld_ok(int64_t ld, int64_t rows, size_t es)
@@ -1117,7 +1162,7 @@ extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_
     const int64_t tiles = ((p->m + bm - 1) / bm) * ((p->n + BLOCK_N - 1) / BLOCK_N);
     if (tiles >= lim || tiles * p->batch >= lim)
         return 0;
-    if (!p->A || !p->B || !p->C || !aligned16(p->A) || !aligned16(p->B) || !aligned16(p->C))
+    if (!p->A || !p->B || !p->C || !gs_aligned16(p->A) || !gs_aligned16(p->B) || !gs_aligned16(p->C))
         return 0;
     const size_t ies = gs_dtype_size(p->a_type), oes = gs_dtype_size(p->c_type);
     if (!ld_ok(p->lda, p->trans_a == GS_OP_N ? p->m : p->k, ies))

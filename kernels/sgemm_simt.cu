@@ -812,12 +812,11 @@ sgemm_splitk_reduce(const sgemm_params prm)
              prm.bias ? prm.bias + row : nullptr);
 }
 
-bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
 /* 16-byte copies need every (batch, column) start 16-byte aligned. */
 bool vec4_ok(const void *base, int64_t ld, int64_t batch, int64_t stride)
 {
-    return aligned16(base) && ld % 4 == 0 && (batch == 1 || stride % 4 == 0);
+    return gs_aligned16(base) && ld % 4 == 0 && (batch == 1 || stride % 4 == 0);
 }
 
 /* The kernels of one tile configuration and pair of copy modes. */

@@ -67,7 +67,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 
 #include <cooperative_groups.h>
 
@@ -595,7 +594,6 @@ skinny_ring_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap
 #endif
 }
 
-bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
 /* Rows, tokens and k positions are 32-bit in the kernel: a row offset
  * (below OFFSET_MAX) plus a k position (below SIZE_MAX_32 plus one
@@ -829,17 +827,7 @@ cudaError_t skinny_launch(const gs_problem_t *p, const skinny_plan &pl)
 
 PFN_cuTensorMapEncodeTiled_v12000 get_encode_tiled(void)
 {
-    static std::once_flag once;
-    static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
-    std::call_once(once, [] {
-        void *ptr = nullptr;
-        cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &ptr, 12000,
-                                             cudaEnableDefault, &q) == cudaSuccess &&
-            q == cudaDriverEntryPointSuccess)
-            fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(ptr);
-    });
-    return fn;
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(gs_tensor_map_encoder());
 }
 
 /* Tensor map of a k-contiguous operand: {k, rows, batch} 16-bit elements,
@@ -990,7 +978,7 @@ extern "C" int gs_skinny_can_implement(const gs_problem_t *p, const gs_device_t 
         return 0;
     /* 16-byte loads (and bulk copies) of 8 elements at every (batch, row)
      * start. */
-    if (!aligned16(p->A) || !aligned16(p->B) || p->lda % 8 != 0 || p->ldb % 8 != 0)
+    if (!gs_aligned16(p->A) || !gs_aligned16(p->B) || p->lda % 8 != 0 || p->ldb % 8 != 0)
         return 0;
     if (p->batch > 1 && (p->stride_a % 8 != 0 || p->stride_b % 8 != 0))
         return 0;
