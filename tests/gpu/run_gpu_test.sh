@@ -75,7 +75,10 @@ case $what in
     # Regression: ragged-m tiles after full ones with fp32 output (a staging
     # buffer was rewritten while a TMA store still read it, so two identical
     # calls differed; case 14 of this seed). The race depends on timing, so
-    # the case runs three times, each with its bitwise-repeat check.
+    # the case runs three times, each with its bitwise-repeat check. Honest
+    # limit: against the unfixed library it failed once in the full sweep but
+    # in none of 5 runs of this subset (H200), so it guards the case, it does
+    # not reliably reproduce the race.
     for r in 1 2 3; do
       GEMMSHIM_SEED=0x2021669f GEMMSHIM_SWEEP_CASES=15 GEMMSHIM_KERNELS=pingpong_coop_256x128x64 \
         GEMMSHIM_POLICY=eligible run "$bin/test_hgemm_sweep" > "$logdir/ragged-$r.txt"; rc=$?
