@@ -30,8 +30,9 @@
  * store at once; stores are never waited on for completion. The staging
  * then takes 32 KB in all, which is what leaves the cooperative tile four
  * stages. At small k the epilogue is the kernel: its instruction count is
- * what matters (one unrolled copy per EpiMode, so the common alpha = 1,
- * beta = 0 tile issues ~150 instructions per warp instead of ~1400), then
+ * what matters (one unrolled copy per EpiMode: ncu counts ~655 instructions
+ * per consumer warp and tile at k = 64 for alpha = 1, beta = 0, mainloop
+ * included, down from ~1440), then
  * the output stream (evict_first stores for outputs larger than half the
  * L2). H200, TN 8448x9216x64: 65.7 -> 46.5 us (0.74 -> 1.04x of cuBLAS).
  *

@@ -238,26 +238,44 @@ typedef cublasStatus_t (*gemmex_fn)(cublasHandle_t, cublasOperation_t, cublasOpe
                                     const void *, cudaDataType, int, const void *, void *,
                                     cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
 
-/* ---- the real cuBLAS, past the shim: dlsym on the library's own handle
- * searches only that library's scope, never the preloaded shim ---- */
-static inline void *gu_real_cublas_sym(const char *name)
+/* ---- the real cuBLAS(Lt), past the shim: dlsym on the library's own
+ * handle searches only that library's scope, never the preloaded shim ---- */
+static inline void *gu_real_sym(const char *lib13, const char *lib12, const char *name)
 {
-    static void *h;
+    void *h = dlopen(lib13, RTLD_NOW | RTLD_NOLOAD);
+    if (!h)
+        h = dlopen(lib12, RTLD_NOW | RTLD_NOLOAD);
     if (!h) {
-        h = dlopen("libcublas.so.13", RTLD_NOW | RTLD_NOLOAD);
-        if (!h)
-            h = dlopen("libcublas.so.12", RTLD_NOW | RTLD_NOLOAD);
-        if (!h) {
-            fprintf(stderr, "real libcublas not loaded\n");
-            exit(1);
-        }
+        fprintf(stderr, "real %s not loaded\n", lib13);
+        exit(1);
     }
     void *f = dlsym(h, name);
     if (!f) {
-        fprintf(stderr, "real libcublas has no %s\n", name);
+        fprintf(stderr, "real %s has no %s\n", lib13, name);
         exit(1);
     }
     return f;
+}
+
+static inline void *gu_real_cublas_sym(const char *name)
+{
+    return gu_real_sym("libcublas.so.13", "libcublas.so.12", name);
+}
+
+static inline void *gu_real_cublaslt_sym(const char *name)
+{
+    return gu_real_sym("libcublasLt.so.13", "libcublasLt.so.12", name);
+}
+
+/* A device buffer of n fresh random elements of type t (never zeros). */
+static inline void *gu_dev_random(size_t n, cudaDataType t)
+{
+    void *h = malloc(n * gu_esize(t)), *d;
+    gu_fill_random(h, n, t);
+    CUDA_OK(cudaMalloc(&d, n * gu_esize(t)));
+    CUDA_OK(cudaMemcpy(d, h, n * gu_esize(t), cudaMemcpyHostToDevice));
+    free(h);
+    return d;
 }
 
 /* Whether this process runs with libgemmshim.so (preloaded or linked): the

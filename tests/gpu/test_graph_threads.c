@@ -19,16 +19,6 @@ typedef struct job {
     int m, n, k;
 } job_t;
 
-static void *dev_random(size_t n, cudaDataType t)
-{
-    void *h = malloc(n * gu_esize(t)), *d;
-    gu_fill_random(h, n, t);
-    CUDA_OK(cudaMalloc(&d, n * gu_esize(t)));
-    CUDA_OK(cudaMemcpy(d, h, n * gu_esize(t), cudaMemcpyHostToDevice));
-    free(h);
-    return d;
-}
-
 static cublasStatus_t gemm(gemmex_fn f, cublasHandle_t h, const job_t *j, const void *A,
                            const void *B, void *C)
 {
@@ -72,8 +62,8 @@ static void test_capture(void)
     size_t nc[NJ];
     for (int i = 0; i < NJ; ++i) {
         const job_t *j = &jobs[i];
-        A[i] = dev_random((size_t)j->k * j->m, j->t);
-        B[i] = dev_random((size_t)j->k * j->n, j->t);
+        A[i] = gu_dev_random((size_t)j->k * j->m, j->t);
+        B[i] = gu_dev_random((size_t)j->k * j->n, j->t);
         nc[i] = (size_t)j->m * j->n * gu_esize(j->t);
         CUDA_OK(cudaMalloc(&Cd[i], nc[i]));
         CUDA_OK(cudaMalloc(&Cg[i], nc[i]));
@@ -127,7 +117,7 @@ static void test_capture_first_use(void)
     void *ws;
     CUDA_OK(cudaMalloc(&ws, 32 << 20));
     CUBLAS_OK(cublasSetWorkspace(h, ws, 32 << 20));
-    void *A = dev_random((size_t)j.k * j.m, j.t), *B = dev_random((size_t)j.k * j.n, j.t), *Cg,
+    void *A = gu_dev_random((size_t)j.k * j.m, j.t), *B = gu_dev_random((size_t)j.k * j.n, j.t), *Cg,
          *Cr;
     size_t nc = (size_t)j.m * j.n * gu_esize(j.t);
     CUDA_OK(cudaMalloc(&Cg, nc));
@@ -172,7 +162,7 @@ static void *worker(void *arg)
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     CUBLAS_OK(cublasSetStream(h, s));
     gemmex_fn real = (gemmex_fn)gu_real_cublas_sym("cublasGemmEx");
-    void *A = dev_random((size_t)j.k * j.m, j.t), *B = dev_random((size_t)j.k * j.n, j.t), *C1,
+    void *A = gu_dev_random((size_t)j.k * j.m, j.t), *B = gu_dev_random((size_t)j.k * j.n, j.t), *C1,
          *C2;
     size_t nc = (size_t)j.m * j.n * gu_esize(j.t);
     CUDA_OK(cudaMalloc(&C1, nc));

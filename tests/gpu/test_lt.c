@@ -19,19 +19,6 @@ typedef cublasStatus_t (*lt_matmul_fn)(cublasLtHandle_t, cublasLtMatmulDesc_t, c
                                        const cublasLtMatmulAlgo_t *, void *, size_t,
                                        cudaStream_t);
 
-static void *real_lt_sym(const char *name)
-{
-    void *h = dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_NOLOAD);
-    if (!h)
-        h = dlopen("libcublasLt.so.12", RTLD_NOW | RTLD_NOLOAD);
-    void *f = h ? dlsym(h, name) : NULL;
-    if (!f) {
-        fprintf(stderr, "real libcublasLt has no %s\n", name);
-        exit(1);
-    }
-    return f;
-}
-
 #define LT_OK(x) CUBLAS_OK(x)
 
 int main(void)
@@ -44,7 +31,7 @@ int main(void)
     printf("test_lt: %d cases, GEMMSHIM_SEED=0x%llx\n", cases, (unsigned long long)seed);
     Dl_info a, b;
     void *global = dlsym(RTLD_DEFAULT, "cublasLtMatmul");
-    lt_matmul_fn real = (lt_matmul_fn)real_lt_sym("cublasLtMatmul");
+    lt_matmul_fn real = (lt_matmul_fn)gu_real_cublaslt_sym("cublasLtMatmul");
     if (!global || !dladdr(global, &a) || !dladdr((void *)real, &b) || a.dli_fbase == b.dli_fbase) {
         printf("FAIL: run me with LD_PRELOAD=libgemmshim.so\n");
         return 1;
