@@ -25,16 +25,17 @@
  *
  * Epilogue (both arrangements). Each consumer warp stores its own 16 rows of
  * C^T independently: per 16 x 128-byte sub-tile it waits only until the TMA
- * store two sub-tiles back has finished READING its staging buffer (one of
- * EPI_BUFS per warp), writes the sub-tile with stmatrix and issues its TMA
- * store at once; stores are never waited on for completion. The staging
- * then takes 32 KB in all, which is what leaves the cooperative tile four
- * stages. At small k the epilogue is the kernel: its instruction count is
- * what matters (one unrolled copy per EpiMode: ncu counts ~655 instructions
- * per consumer warp and tile at k = 64 for alpha = 1, beta = 0, mainloop
- * included, down from ~1440), then
- * the output stream (evict_first stores for outputs larger than half the
- * L2). H200, TN 8448x9216x64: 65.7 -> 46.5 us (0.74 -> 1.04x of cuBLAS).
+ * store that last used its staging buffer (one of EPI_BUFS per warp) has
+ * finished READING it, stages the sub-tile (stmatrix for 16-bit C, st.shared
+ * for fp32) and issues its TMA store at once; stores are never waited on for
+ * completion (a ragged last m tile is stored with plain predicated stores
+ * instead). The staging takes 32 KB in all, which is what leaves the
+ * cooperative tile four stages. At small k the epilogue is the kernel, and
+ * its instruction count is what matters: one unrolled copy per EpiMode
+ * (ncu at k = 64, alpha = 1, beta = 0: ~655 instructions per consumer warp
+ * and tile, mainloop included, down from ~1440). Then the output stream:
+ * evict_first stores for outputs larger than the L2. H200, TN 8448x9216x64:
+ * 65.7 -> 46.5 us (0.74 -> 1.04x of cuBLAS).
  *
  * Split-K (deep K, few output tiles; plan_split): when the tiles leave at
  * least half the SMs idle, every tile is cut along k into `splits` units, one
@@ -100,13 +101,16 @@ constexpr int MN_CHUNK = SW128_ROW / IN_BYTES;        /* 64 elements: MN-major b
 constexpr int MN_CHUNK_BYTES = MN_CHUNK * BLOCK_K * IN_BYTES; /* 64 x 64 box, 8 KB */
 constexpr int P_TILE_BYTES = BLOCK_N * BLOCK_K * IN_BYTES;    /* op(B)^T tile, 16 KB */
 
-/* Epilogue staging: per consumer warp Cfg::EPI_BUFS buffers of one sub-tile,
- * 16 rows (n; a warp's share of a wgmma M block) x 128 bytes of m (one TMA
- * box with 128B swizzle; 64 bf16/fp16 or 32 fp32 elements). Two buffers let
- * a warp fill one while the store of the other is still reading it: 32 KB in
- * all, independent of the output type, which leaves the ring 192 KB. */
+/* Epilogue staging: per consumer warp EPI_BUFS buffers of one sub-tile, 16
+ * rows (n; a warp's share of a wgmma M block) x 128 bytes of m (one TMA box
+ * with 128B swizzle; 64 bf16/fp16 or 32 fp32 elements). Two buffers let a
+ * warp fill one while the store of the other is still reading it: 32 KB in
+ * all, independent of the output type, which leaves the ring 192 KB. Four
+ * (one stage fewer) measured 3-6% slower for the cooperative tile (H200). */
 constexpr int EPI_ROWS = 16;
+constexpr int EPI_BUFS = 2;
 constexpr int SUB_BYTES = EPI_ROWS * SW128_ROW;        /* 2 KB */
+constexpr int EPI_BYTES = CONSUMER_WARPS * EPI_BUFS * SUB_BYTES;
 
 /* Shared memory a CTA may have on sm_90 (227 KB): the design budget. The
  * device's own limit (smem_optin) is checked in can_implement. */
@@ -131,12 +135,9 @@ static_assert(SUB_BYTES % SW128_ATOM == 0, "staging buffers keep the 1024-byte s
  *               blocks); true: cooperative (each consumer one M block of
  *               every tile)
  *   GROUP       tile rows (along m) walked together by the raster
- *   EB          epilogue staging buffers per consumer warp
  * ------------------------------------------------------------------------- */
-template <int BM, bool COOP, int GROUP, int EB = 2>
+template <int BM, bool COOP, int GROUP>
 struct TileConfig {
-    static constexpr int EPI_BUFS = EB;
-    static constexpr int EPI_BYTES = CONSUMER_WARPS * EPI_BUFS * SUB_BYTES;
     static constexpr int BLOCK_M = BM;
     static constexpr bool COOPERATIVE = COOP;
     static constexpr int GROUP_M = GROUP;
@@ -154,7 +155,7 @@ struct TileConfig {
     static_assert(BM == 128 || BM == 256, "wgmma N of 128 or 256");
     static_assert(BLOCK_M % MN_CHUNK == 0, "MN-major boxes tile the m extent");
     static_assert(HALVES_PER_CONSUMER * ACC == 128, "128 fp32 accumulators per consumer thread");
-    static_assert(STAGES >= 3, "pipeline too shallow");
+    static_assert(STAGES >= 4, "pipeline too shallow");
 };
 
 /* 128x128 pingpong: the tensor cores never wait for an epilogue; 6 stages. */
@@ -163,8 +164,6 @@ using Cfg128x128 = TileConfig<128, false, 8>;
  * of 4 tile rows spans the same 1024 rows of m as the 128x128 raster (H200,
  * TN/NN 8192^3 and the prefill set: about 0.7% faster than a group of 8, at
  * the edge of run-to-run noise; 16 and the whole m extent were slower). */
-/* Four staging buffers per warp instead of two (3 stages) measured 3-6%
- * slower at k >= 256 on H200. */
 using Cfg256x128 = TileConfig<256, true, 4>;
 
 template <typename Cfg>
@@ -177,7 +176,7 @@ struct SharedStorage {
         alignas(1024) uint8_t q[Cfg::Q_TILE_BYTES]; /* wgmma B: op(A)^T, k x m */
     };
     Stage stage[STAGES];
-    alignas(1024) uint8_t c_sub[CONSUMER_WARPS][Cfg::EPI_BUFS][SUB_BYTES]; /* per consumer warp */
+    alignas(1024) uint8_t c_sub[CONSUMER_WARPS][EPI_BUFS][SUB_BYTES]; /* per consumer warp */
     alignas(8) uint64_t full[STAGES];   /* TMA bytes landed: producer -> consumer */
     alignas(8) uint64_t empty[STAGES];  /* wgmma done reading: consumer -> producer */
     alignas(8) uint64_t c_full[CONSUMER_WARPS]; /* beta != 0: C sub-tile landed in c_sub */
@@ -240,11 +239,11 @@ struct Params {
      * (the grid is total_units, co-resident: cooperative launch). */
     int splits;
     int total_units;
-    /* C is larger than half the L2: its stores carry an evict_first
+    /* C is larger than the whole L2: its stores carry an evict_first
      * policy, so the stream of output lines is what L2 gives up first, not
-     * the operand strips every tile re-reads (H200, TN 8448x9216x64-256:
-     * 4-8% faster). Smaller outputs keep the normal policy, so whatever
-     * reads C next can still find it in L2. */
+     * the operand strips every tile re-reads (H200, TN 8448x9216x64-256,
+     * 156 MB of C: 4-8% faster). Outputs that fit keep the normal policy,
+     * so whatever reads C next can still find it in L2. */
     int c_evict_first;
     int *counters;   /* workspace: one semaphore per tile, zero between calls */
     float *partials; /* workspace + GS_WS_FLAG_BYTES: [tile][split][BLOCK_N][BLOCK_M] fp32 */
@@ -414,7 +413,8 @@ enum EpiMode {
     EPI_COPY,  /* alpha == 1, beta == 0, no bias: convert and store */
     EPI_SCALE, /* beta == 0, no bias: alpha * acc */
     EPI_BETA,  /* beta != 0, no bias: alpha * acc + beta * C */
-    EPI_BIAS,  /* bias: alpha * acc (+ beta * C when beta != 0) + bias */
+    EPI_BIAS,  /* beta == 0 with a bias (nn.Linear through cublasLt): alpha * acc + bias */
+    EPI_BIAS_BETA, /* beta != 0 with a bias: alpha * acc + beta * C + bias */
 };
 
 /* One M block (64 rows of C^T) of a finished tile: this warp's 16 rows,
@@ -433,11 +433,11 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
     constexpr int CHUNK_COLS = SW128_ROW / OUT_BYTES; /* m per sub-tile */
     constexpr int CHUNKS = Cfg::BLOCK_M / CHUNK_COLS;
     const int lane = threadIdx.x % 32;
-    /* EPI_BIAS reads C only when beta != 0 (a runtime test: the rare path). */
-    const bool read_c = MODE == EPI_BETA || (MODE == EPI_BIAS && beta != 0.0f);
+    constexpr bool read_c = MODE == EPI_BETA || MODE == EPI_BIAS_BETA;
+    constexpr bool has_bias = MODE == EPI_BIAS || MODE == EPI_BIAS_BETA;
 #pragma unroll
     for (int ch = 0; ch < CHUNKS; ++ch) {
-        uint8_t *buf = bufs[st.sub % Cfg::EPI_BUFS];
+        uint8_t *buf = bufs[st.sub % EPI_BUFS];
         const uint32_t buf_s = smem_u32(buf);
         ++st.sub;
         const int gm0 = tc.m0 + ch * CHUNK_COLS;
@@ -453,10 +453,10 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
             if (direct)
                 tma_store_wait_read<0>();
             else
-                tma_store_wait_read<Cfg::EPI_BUFS - 1>();
+                tma_store_wait_read<EPI_BUFS - 1>();
         }
         __syncwarp();
-        if (read_c) {
+        if constexpr (read_c) {
             /* C is read only here: beta == 0 never touches it (it may hold NaN). */
             if (lane == 0) {
                 mbarrier_arrive_expect_tx(c_full, SUB_BYTES);
@@ -475,7 +475,7 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
                     float &v1 = acc[4 * j + 2 * q + 1];
                     v0 *= alpha;
                     v1 *= alpha;
-                    if (MODE == EPI_BETA || (MODE == EPI_BIAS && read_c)) {
+                    if constexpr (read_c) {
                         const uint32_t src = buf_s + sub_offset<OUT_BYTES>(lane / 4 + 8 * q,
                                                                             8 * jl + 2 * (lane % 4));
                         float2 cv;
@@ -486,7 +486,7 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
                         v0 = fmaf(beta, cv.x, v0);
                         v1 = fmaf(beta, cv.y, v1);
                     }
-                    if constexpr (MODE == EPI_BIAS) {
+                    if constexpr (has_bias) {
                         /* Columns past m (ragged last tile) are never stored. */
                         const int gm = gm0 + 8 * jl + 2 * (lane % 4);
                         v0 += gm < p.m ? load_bias(p, gm) : 0.0f;
@@ -496,7 +496,7 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
             }
         }
         /* The writes below overwrite C values other lanes read above. */
-        if (read_c)
+        if constexpr (read_c)
             __syncwarp();
         if constexpr (OUT_BYTES == 4) {
 #pragma unroll
@@ -533,7 +533,9 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
                 tma_store_commit_group();
             }
         } else {
-            /* Ragged last m tile: exact, predicated stores (coalesced along m). */
+            /* Ragged last m tile: exact, predicated stores (coalesced along m),
+             * reading the staging buffer through a generic pointer: a rare
+             * tile, left simple. */
             TOut *cg = static_cast<TOut *>(p.c) + (long long)tc.b * p.stride_c;
 #pragma unroll 4
             for (int idx = lane; idx < EPI_ROWS * CHUNK_COLS; idx += 32) {
@@ -866,7 +868,10 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
                                           reinterpret_cast<uint8_t *>(&ss.stage[0]), &ss.red_full,
                                           red_phase);
             } else {
-                if (p.bias_kind != BIAS_NONE)
+                if (p.bias_kind != BIAS_NONE && beta != 0.0f)
+                    store_tile<Cfg, TOut, EPI_BIAS_BETA>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
+                                                         &ss.c_full[cw], epi, alpha, beta);
+                else if (p.bias_kind != BIAS_NONE)
                     store_tile<Cfg, TOut, EPI_BIAS>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
                                                     &ss.c_full[cw], epi, alpha, beta);
                 else if (beta != 0.0f)
@@ -1029,7 +1034,8 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
     }
 
     prm.m_ragged = (m * oes) % 16 != 0;
-    prm.c_evict_first = (double)m * (double)n * (double)batch * (double)oes > 0.5 * (double)d->l2_bytes;
+    prm.c_evict_first = d->l2_bytes > 0
+                        && (double)m * (double)n * (double)batch * (double)oes > (double)d->l2_bytes;
     prm.c = pr->C;
     prm.ldc = pr->ldc;
     prm.stride_c = pr->stride_c;

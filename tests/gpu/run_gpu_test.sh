@@ -79,11 +79,15 @@ case $what in
     # limit: against the unfixed library it failed once in the full sweep but
     # in none of 5 runs of this subset (H200), so it guards the case, it does
     # not reliably reproduce the race.
+    rm -f "$log"
     for r in 1 2 3; do
       GEMMSHIM_SEED=0x2021669f GEMMSHIM_SWEEP_CASES=15 GEMMSHIM_KERNELS=pingpong_coop_256x128x64 \
         GEMMSHIM_POLICY=eligible run "$bin/test_hgemm_sweep" > "$logdir/ragged-$r.txt"; rc=$?
       [ $rc -eq 0 ] || { echo "FAIL: ragged-tile regression (seed 0x2021669f), run $r:"; grep FAIL "$logdir/ragged-$r.txt"; exit 1; }
     done
+    # the case must still be the one that failed, served by that kernel
+    grep -q -- "m=5582 n=3209 k=3 batch=3 -> pingpong_coop_256x128x64" "$log" ||
+      { echo "FAIL: the ragged-tile regression case was not served by pingpong_coop_256x128x64"; exit 1; }
     echo "hsweep: ragged-tile regression passed 3 times"
     ;;
   sanitize)
