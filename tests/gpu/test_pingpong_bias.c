@@ -43,6 +43,12 @@ static const tcase_t cases[] = {
     {256, 256, 16384, 1, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_BF16, 1.f, 0.f, 1},
     /* split to the limit: 128 units of one tile */
     {128, 128, 131072, 1, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 1.f, 0.f, 1},
+    /* regression (session 3): ragged m with fp32 output after many full
+     * tiles; a staging buffer was rewritten while a TMA store still read it
+     * (the hsweep case that differed between two identical calls) */
+    {5582, 3209, 3, 3, 0, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_OTHER, -0.25f, 0.f, 1},
+    /* the same with beta != 0 (C loaded through the staging buffers) and a bias */
+    {5582, 1000, 64, 2, 0, 1, CUDA_R_16BF, CUDA_R_32F, GS_DT_F32, 1.f, 0.5f, 1},
 };
 
 static double bias_at(const void *h, gs_dtype_t t, int i)
