@@ -454,38 +454,16 @@ skinny_ring_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int MT = Cfg::M_TILES, NT = Cfg::N_TILES, W = Cfg::WARPS;
-    constexpr int STAGES = Cfg::STAGES, SK = Cfg::STAGE_K, RB = Cfg::ROW_BYTES;
+    constexpr int STAGES = Cfg::STAGES, RB = Cfg::ROW_BYTES;
     constexpr int PRODUCER = W; /* warp index of the producer */
     extern __shared__ unsigned char smem_raw[];
-    /* Same offset in every block of the launch, so the cluster reduction's
-     * distributed-shared-memory addresses agree. */
-    unsigned char *smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
-    uint64_t *full = reinterpret_cast<uint64_t *>(smem + Cfg::BAR_OFFSET);
-    uint64_t *empty = full + STAGES;
-
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int cluster = CLUSTER ? prm.cluster : 1;
-    const int rank = CLUSTER ? (int)(blockIdx.x % (unsigned)cluster) : 0;
-    const int row_block = CLUSTER ? (int)(blockIdx.x / (unsigned)cluster) : (int)blockIdx.x;
-    const int b = (int)blockIdx.y;
-    const int row0 = row_block * Cfg::BLOCK_M;
-
-    const int total_stages = (prm.k + SK - 1) / SK;
-    const int s_begin = (int)((int64_t)rank * total_stages / cluster);
-    const int s_end = (int)((int64_t)(rank + 1) * total_stages / cluster);
-
     griddepcontrol_launch_dependents();
-    if (threadIdx.x == 0) {
-        for (int i = 0; i < STAGES; ++i) {
-            mbarrier_init(&full[i], 1);
-            mbarrier_init(&empty[i], W);
-        }
-        fence_mbarrier_init();
-    }
-    if (warp == PRODUCER && lane == 0 && s_end > s_begin) {
-        prefetch_tensormap(&tmap_a);
-        prefetch_tensormap(&tmap_b);
-    }
+    const RingBlock rb = ring_block_setup<Cfg, CLUSTER>(prm, smem_raw, &tmap_a, &tmap_b);
+    unsigned char *const smem = rb.smem;
+    uint64_t *const full = rb.full, *const empty = rb.empty;
+    const int cluster = rb.cluster, rank = rb.rank, b = rb.b, row0 = rb.row0;
+    const int s_begin = rb.s_begin, s_end = rb.s_end;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     /* The host launches this kernel without programmatic dependent launch
      * (see plan_of); the wait keeps it correct if it ever is. */
     griddepcontrol_wait();

@@ -51,6 +51,52 @@ __device__ __forceinline__ void store_c(const skinny_params &prm, Out *C, int r,
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 /* only the ring kernels' sm_90 bodies use these */
 
+/* A ring block's set-up, the same in both ring kernels: its shared memory
+ * (1024-aligned at the same offset in every block, so the cluster
+ * reduction's distributed-shared-memory addresses agree), the ring's full /
+ * empty barriers (initialised here by thread 0; the caller's __syncthreads
+ * publishes them), its rank in the cluster, its rows and batch, and its share
+ * of the k stages (rank r of c takes [r T / c, (r + 1) T / c) of T). The
+ * producer lane also prefetches the tensor maps. */
+struct RingBlock {
+    unsigned char *smem;
+    uint64_t *full, *empty;
+    int cluster, rank, b, row0, s_begin, s_end;
+};
+
+template <class Cfg, bool CLUSTER>
+__device__ __forceinline__ RingBlock ring_block_setup(const skinny_params &prm,
+                                                      unsigned char *smem_raw,
+                                                      const CUtensorMap *tmap_a,
+                                                      const CUtensorMap *tmap_b)
+{
+    RingBlock r;
+    r.smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
+    r.full = reinterpret_cast<uint64_t *>(r.smem + Cfg::BAR_OFFSET);
+    r.empty = r.full + Cfg::STAGES;
+    r.cluster = CLUSTER ? prm.cluster : 1;
+    r.rank = CLUSTER ? (int)(blockIdx.x % (unsigned)r.cluster) : 0;
+    const int row_block = CLUSTER ? (int)(blockIdx.x / (unsigned)r.cluster) : (int)blockIdx.x;
+    r.b = (int)blockIdx.y;
+    r.row0 = row_block * Cfg::BLOCK_M;
+    const int total_stages = (prm.k + Cfg::STAGE_K - 1) / Cfg::STAGE_K;
+    r.s_begin = (int)((int64_t)r.rank * total_stages / r.cluster);
+    r.s_end = (int)((int64_t)(r.rank + 1) * total_stages / r.cluster);
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < Cfg::STAGES; ++i) {
+            mbarrier_init(&r.full[i], 1);
+            mbarrier_init(&r.empty[i], Cfg::WARPS); /* one arrival per consumer warp */
+        }
+        fence_mbarrier_init();
+    }
+    if (threadIdx.x == Cfg::WARPS * 32 && r.s_end > r.s_begin) { /* the producer warp's lane 0 */
+        prefetch_tensormap(tmap_a);
+        prefetch_tensormap(tmap_b);
+    }
+    return r;
+}
+
+
 /* The producer warp's lane 0: stages s_begin .. s_begin + stages - 1 of k
  * into the ring. Weights are read once: evict them first; tokens are read by
  * every row block: keep them. A slot is refilled once its consumers released

@@ -163,32 +163,12 @@ skinny_ring_wg_tn(const skinny_params prm, const __grid_constant__ CUtensorMap t
     constexpr int ACC = NT * 4;                     /* m64nN accumulators per thread */
     static_assert(W % 4 == 0 && WG_ROWS == 64 * MT, "warpgroups of 4 warps, MT m64 blocks each");
     extern __shared__ unsigned char smem_raw[];
-    unsigned char *smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
-    uint64_t *full = reinterpret_cast<uint64_t *>(smem + Cfg::BAR_OFFSET);
-    uint64_t *empty = full + STAGES;
-
+    const RingBlock rb = ring_block_setup<Cfg, CLUSTER>(prm, smem_raw, &tmap_a, &tmap_b);
+    unsigned char *const smem = rb.smem;
+    uint64_t *const full = rb.full, *const empty = rb.empty;
+    const int cluster = rb.cluster, rank = rb.rank, b = rb.b, row0 = rb.row0;
+    const int s_begin = rb.s_begin, s_end = rb.s_end;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int cluster = CLUSTER ? prm.cluster : 1;
-    const int rank = CLUSTER ? (int)(blockIdx.x % (unsigned)cluster) : 0;
-    const int row_block = CLUSTER ? (int)(blockIdx.x / (unsigned)cluster) : (int)blockIdx.x;
-    const int b = (int)blockIdx.y;
-    const int row0 = row_block * Cfg::BLOCK_M;
-
-    const int total_stages = (prm.k + SK - 1) / SK;
-    const int s_begin = (int)((int64_t)rank * total_stages / cluster);
-    const int s_end = (int)((int64_t)(rank + 1) * total_stages / cluster);
-
-    if (threadIdx.x == 0) {
-        for (int i = 0; i < STAGES; ++i) {
-            mbarrier_init(&full[i], 1);
-            mbarrier_init(&empty[i], W);
-        }
-        fence_mbarrier_init();
-    }
-    if (warp == PRODUCER && lane == 0 && s_end > s_begin) {
-        prefetch_tensormap(&tmap_a);
-        prefetch_tensormap(&tmap_b);
-    }
     __syncthreads();
 
     const float alpha = prm.alpha_ptr ? *prm.alpha_ptr : prm.alpha;
