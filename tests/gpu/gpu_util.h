@@ -80,6 +80,27 @@ static inline uint64_t gu_seed_from_env(void)
         return strtoull(s, NULL, 0);
     return (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
 }
+/* Seeds the generator from GEMMSHIM_SEED (fresh when unset) and returns the
+ * seed, for the test to print so a failing run can be repeated. */
+static inline uint64_t gu_seed_init(void)
+{
+    const uint64_t seed = gu_seed_from_env();
+    gu_seed(seed);
+    return seed;
+}
+/* An integer setting (e.g. GEMMSHIM_SWEEP_CASES), or its default. */
+static inline int gu_env_int(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    return v ? atoi(v) : dflt;
+}
+/* n fresh random floats in [-1, 1), kept twice: as the fp32 operand and as
+ * its exact fp64 copy for the host reference. */
+static inline void gu_fill_f32_f64(float *h, double *d, int64_t n)
+{
+    for (int64_t i = 0; i < n; ++i)
+        d[i] = h[i] = (float)gu_uniform();
+}
 
 /* ---- 16-bit floats (round to nearest even) ---- */
 static inline uint16_t gu_f32_to_bf16(float f)

@@ -201,7 +201,7 @@ int main(void)
         printf("FAIL: run me with LD_PRELOAD=libgemmshim.so\n");
         return 1;
     }
-    gu_seed(gu_seed_from_env());
+    (void)gu_seed_init();
     /* first: its stream must be new to the shim (a destroyed stream's handle
      * value may come back for a new one, with the old stream's workspace) */
     test_capture_first_use();

@@ -62,10 +62,8 @@ static void set_pad(void *p, size_t i, cudaDataType t)
 int main(void)
 {
     gpu_require_or_skip("test_hgemm_sweep");
-    uint64_t seed = gu_seed_from_env();
-    gu_seed(seed);
-    const char *cs = getenv("GEMMSHIM_SWEEP_CASES");
-    int cases = cs ? atoi(cs) : CASES_DEFAULT;
+    uint64_t seed = gu_seed_init();
+    int cases = gu_env_int("GEMMSHIM_SWEEP_CASES", CASES_DEFAULT);
     const char *dc = getenv("GEMMSHIM_SWEEP_DECODE"); /* 1: decode shapes only */
     int decode = dc && !strcmp(dc, "1");
     /* GEMMSHIM_SWEEP_DECODE=deep: decode shapes, every one with k >= 16384

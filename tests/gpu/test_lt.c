@@ -24,10 +24,8 @@ typedef cublasStatus_t (*lt_matmul_fn)(cublasLtHandle_t, cublasLtMatmulDesc_t, c
 int main(void)
 {
     gpu_require_or_skip("test_lt");
-    uint64_t seed = gu_seed_from_env();
-    gu_seed(seed);
-    const char *cs = getenv("GEMMSHIM_SWEEP_CASES");
-    int cases = cs ? atoi(cs) : CASES_DEFAULT;
+    uint64_t seed = gu_seed_init();
+    int cases = gu_env_int("GEMMSHIM_SWEEP_CASES", CASES_DEFAULT);
     printf("test_lt: %d cases, GEMMSHIM_SEED=0x%llx\n", cases, (unsigned long long)seed);
     Dl_info a, b;
     void *global = dlsym(RTLD_DEFAULT, "cublasLtMatmul");

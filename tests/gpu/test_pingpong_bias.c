@@ -62,8 +62,7 @@ static double bias_at(const void *h, gs_dtype_t t, int i)
 int main(void)
 {
     gpu_require_or_skip("test_pingpong_bias");
-    uint64_t seed = gu_seed_from_env();
-    gu_seed(seed);
+    uint64_t seed = gu_seed_init();
     const char *sm = getenv("GEMMSHIM_BIAS_SMALL");
     int small = sm && !strcmp(sm, "1");
     printf("test_pingpong_bias: GEMMSHIM_SEED=0x%llx\n", (unsigned long long)seed);

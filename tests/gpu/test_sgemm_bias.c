@@ -102,10 +102,8 @@ static int run_case(const case_t *cs, int verbose)
           *hOut2 = malloc(sizeof(float) * nc), *hBias = malloc(sizeof(float) * m);
     double *dA = malloc(sizeof(double) * na), *dB = malloc(sizeof(double) * nb),
            *dC = malloc(sizeof(double) * nc), *dOut = malloc(sizeof(double) * ldc * n);
-    for (int64_t i = 0; i < na; ++i)
-        dA[i] = hA[i] = (float)gu_uniform();
-    for (int64_t i = 0; i < nb; ++i)
-        dB[i] = hB[i] = (float)gu_uniform();
+    gu_fill_f32_f64(hA, dA, na);
+    gu_fill_f32_f64(hB, dB, nb);
     for (int64_t i = 0; i < nc; ++i)
         hC[i] = cs->beta == 0.f ? NAN : (float)gu_uniform();
     for (int64_t j = 0; j < n; ++j)
@@ -473,8 +471,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    uint64_t seed = gu_seed_from_env();
-    gu_seed(seed);
+    uint64_t seed = gu_seed_init();
     CUDA_OK((cudaError_t)gs_device_query(&dev));
     printf("test_sgemm_bias: GEMMSHIM_SEED=0x%llx, %d SMs\n", (unsigned long long)seed,
            dev.sm_count);

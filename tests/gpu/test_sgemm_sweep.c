@@ -98,10 +98,8 @@ static int deep_case(cublasHandle_t h, cudaStream_t stream, float *d_scalars, in
           *hOut2 = malloc(sizeof(float) * nc);
     double *dA = malloc(sizeof(double) * na), *dB = malloc(sizeof(double) * nb),
            *dC = malloc(sizeof(double) * nc), *dOut = malloc(sizeof(double) * ldc * n);
-    for (int64_t i = 0; i < na; ++i)
-        dA[i] = hA[i] = (float)gu_uniform();
-    for (int64_t i = 0; i < nb; ++i)
-        dB[i] = hB[i] = (float)gu_uniform();
+    gu_fill_f32_f64(hA, dA, na);
+    gu_fill_f32_f64(hB, dB, nb);
     for (int64_t i = 0; i < nc; ++i)
         hC[i] = beta == 0.f ? NAN : (float)gu_uniform();
     for (int64_t j = 0; j < n; ++j)
@@ -190,10 +188,8 @@ static int deep_case(cublasHandle_t h, cudaStream_t stream, float *d_scalars, in
 int main(void)
 {
     gpu_require_or_skip("test_sgemm_sweep");
-    uint64_t seed = gu_seed_from_env();
-    gu_seed(seed);
-    const char *cs = getenv("GEMMSHIM_SWEEP_CASES");
-    int cases = cs ? atoi(cs) : CASES_DEFAULT;
+    uint64_t seed = gu_seed_init();
+    int cases = gu_env_int("GEMMSHIM_SWEEP_CASES", CASES_DEFAULT);
     const char *md = getenv("GEMMSHIM_SWEEP_MAX_DIM");
     int64_t max_dim = md ? atoll(md) : 0;
     printf("test_sgemm_sweep: %d cases, GEMMSHIM_SEED=0x%llx, shim %s\n", cases,
@@ -242,10 +238,8 @@ int main(void)
               *hC = malloc(sizeof(float) * nc), *hOut = malloc(sizeof(float) * nc);
         double *dA = malloc(sizeof(double) * na), *dB = malloc(sizeof(double) * nb),
                *dC = malloc(sizeof(double) * nc), *dOut = malloc(sizeof(double) * nc);
-        for (int64_t i = 0; i < na; ++i)
-            dA[i] = hA[i] = (float)gu_uniform();
-        for (int64_t i = 0; i < nb; ++i)
-            dB[i] = hB[i] = (float)gu_uniform();
+        gu_fill_f32_f64(hA, dA, na);
+        gu_fill_f32_f64(hB, dB, nb);
         for (int64_t i = 0; i < nc; ++i)
             hC[i] = beta == 0.f ? NAN : (float)gu_uniform();
         /* the rows between m and ldc must stay as they are */

@@ -232,8 +232,7 @@ int main(void)
         printf("SKIP: test_skinny_bias: no usable device\n");
         return GPU_SKIP;
     }
-    uint64_t seed = gu_seed_from_env();
-    gu_seed(seed);
+    uint64_t seed = gu_seed_init();
     printf("test_skinny_bias: sm_%d%d, %d SMs, GEMMSHIM_SEED=0x%llx\n", d.cc_major, d.cc_minor,
            d.sm_count, (unsigned long long)seed);
     float *d_scalars;
