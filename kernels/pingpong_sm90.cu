@@ -196,9 +196,9 @@ enum Role { PRODUCER = 0, CONSUMER0 = 1, CONSUMER1 = 2 };
 
 /* Named barrier ids (0 is __syncthreads).
  * MATH_TURN_c (pingpong only): "consumer c may start its mainloop", 256
- *   threads (the waiting warpgroup syncs, the other arrives when its mainloop
- *   is done). It keeps one warpgroup on the tensor cores while the other runs
- *   its epilogue. The epilogue itself is per warp and needs no barrier. */
+ *   threads (the waiting warpgroup syncs, the other arrives once its last
+ *   wgmmas are issued). It keeps one warpgroup on the tensor cores while the
+ *   other runs its epilogue. The epilogue itself is per warp and needs no barrier. */
 enum NamedBarrier {
     BAR_MATH_TURN0 = 1,
     BAR_MATH_TURN1 = 2,
@@ -208,6 +208,12 @@ enum NamedBarrier {
     BAR_SPLIT0 = 3,
     BAR_SPLIT1 = 4,
 };
+
+/* Pingpong tiles of at least this many k-blocks hand the tensor cores to the
+ * other consumer before waiting for their last wgmmas (H200, TN
+ * 8448x9216xK, same-run A/B: K = 512 / 1024 / 2048 +1 / +2.5 / +1.5%;
+ * K = 64 / 128 / 256 5 / 5 / 2% slower, so those hand over after the wait). */
+constexpr int EARLY_TURN_MIN_KBLOCKS = 8;
 
 /* Split-K: most units per tile (each slot's slice of a reduction takes up to
  * 16 bytes of rounding in the stage ring). */
@@ -847,6 +853,16 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
                 if (kb > u.kb0 && lane == 0)
                     mbarrier_arrive(&ss.empty[ring_stage<STAGES>(it - 1)]);
             }
+            /* The turn orders issue only (no data is shared), so with long
+             * tiles it is handed over as soon as the last wgmmas are issued:
+             * the other consumer's first wgmmas queue behind ours and the
+             * tensor pipe does not drain between tiles. Short tiles hand it
+             * over after the wait: there the epilogue is the critical path,
+             * and the other consumer's wgmmas would delay ours. */
+            const bool more = !COOP && w + (int)gridDim.x < units; /* the other consumer has local tile i+1 */
+            const bool early_turn = p.k_blocks >= EARLY_TURN_MIN_KBLOCKS;
+            if (more && early_turn)
+                named_barrier_arrive(BAR_MATH_TURN0 + (c ^ 1), 2 * WARPGROUP_THREADS);
             wgmma_wait_group<0>();
 #pragma unroll
             for (int h = 0; h < HPC; ++h)
@@ -855,7 +871,7 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
                     wgmma_fence_operand(acc[h][r]);
             if (lane == 0)
                 mbarrier_arrive(&ss.empty[ring_stage<STAGES>(it - 1)]);
-            if (!COOP && w + (int)gridDim.x < units) /* the other consumer has local tile i+1 */
+            if (more && !early_turn)
                 named_barrier_arrive(BAR_MATH_TURN0 + (c ^ 1), 2 * WARPGROUP_THREADS);
 
             /* ---- epilogue, per warp (pingpong: overlaps the other consumer's mainloop) ---- */
