@@ -24,7 +24,9 @@
  * Filling the machine when m is small: the warps of a block split k (and,
  * on sm_90, the blocks of a cluster split it further); partial sums meet in
  * shared (distributed shared) memory and are added in a fixed order, so the
- * result is bitwise reproducible, with no atomics and no global workspace.
+ * result is bitwise reproducible, with no atomics. (The sm_90a ring may
+ * instead split k over co-resident blocks that meet through the shim's
+ * workspace, in the same fixed order: choose_ws_split.)
  *
  * Edges: weight rows past m and tokens past n are clamped to the last valid
  * one (their results are never stored), so the loads need no predicate; a
@@ -599,7 +601,7 @@ n_bucket bucket_of(int64_t n)
  * mma.sync ring and its plan; GEMMSHIM_SKINNY_WG_CK=c forces the wgmma
  * ring with clusters of c for every n > 8. */
 struct wg_knobs {
-    int mode, ck;
+    int mode, ck, ws;
 };
 const wg_knobs &wg_env()
 {
@@ -612,7 +614,11 @@ const wg_knobs &wg_env()
         int ck = get("GEMMSHIM_SKINNY_WG_CK", 0);
         if (ck != 1 && ck != 2 && ck != 4 && ck != 8)
             ck = 0;
-        return wg_knobs{get("GEMMSHIM_SKINNY_WG", 1), ck};
+        /* GEMMSHIM_SKINNY_WS=s: the workspace split of s for every n > 8 */
+        int ws = get("GEMMSHIM_SKINNY_WS", 0);
+        if (ws != 2 && ws != 4 && ws != 8)
+            ws = 0;
+        return wg_knobs{get("GEMMSHIM_SKINNY_WG", 1), ck, ws};
     }();
     return k;
 }
@@ -699,11 +705,40 @@ int choose_cluster_wg(const gs_problem_t *p, const gs_device_t *d, n_bucket nb, 
     return cluster;
 }
 
+/* Workspace split of the wgmma ring (split_ws_reduce in skinny_sm90.cu):
+ * co-resident blocks, one per SM, meeting through the workspace instead of a
+ * cluster. H200, same-run A/B against the cluster plan (bench/NOTES.md,
+ * decode v6): 4096x32x4096 0.98 -> 1.02x, 4096x32x14336 0.965 -> 1.01x,
+ * 4096x16x14336 0.925 -> 0.97x (splits of 4 instead of clusters of 4 / 4 /
+ * 2); 4096x16x4096 1% slower (0.995 vs 1.005: k = 4096 leaves each block
+ * 16 stages); n = 64 no faster (16 x 8 blocks: 0.77 vs 0.78x); splits of 2
+ * slower than clusters of 2 (6144x32x4096 0.91 vs 0.96x). So: n = 17..32,
+ * and n = 9..16 with k >= SKINNY_WS_MIN_K_N16, wherever the cluster plan
+ * splits and the largest power-of-two split <= 8 that keeps the blocks
+ * within one per SM is at least SKINNY_WS_MIN_SPLIT and the cluster's. */
+constexpr int SKINNY_WS_MIN_K_N16 = 8192;
+constexpr int SKINNY_WS_MIN_SPLIT = 4;
+
+int choose_ws_split(const gs_problem_t *p, const gs_device_t *d, n_bucket nb, const cfg_shape &cs,
+                    int cluster)
+{
+    if (cluster < 2 || nb == BUCKET_N64 || (nb == BUCKET_N16 && p->k < SKINNY_WS_MIN_K_N16))
+        return 0;
+    const int64_t slots = (p->m + cs.block_m - 1) / cs.block_m * p->batch;
+    if (slots > (int64_t)(GS_WS_FLAG_BYTES / sizeof(int)))
+        return 0;
+    int s = 8;
+    while (s > 1 && slots * s > d->sm_count)
+        s /= 2;
+    return s >= cluster && s >= SKINNY_WS_MIN_SPLIT ? s : 0;
+}
+
 /* What a call runs. */
 struct skinny_plan {
     bool ring;   /* the sm_90 ring kernel (else the register kernel) */
     int cluster; /* blocks splitting k */
     bool pdl;    /* programmatic dependent launch */
+    bool ws;     /* the split meets through the workspace, not a cluster */
 };
 
 /* sm_90 choice between the kernels (H200, bench/notes-sk.md): the ring
@@ -716,22 +751,29 @@ struct skinny_plan {
  * (5-9% on 10-us calls), takes the rest. The ring kernel is launched
  * without it: with an L2 prefetch of its first stages before the
  * dependency wait it measured 3-9% slower. */
-skinny_plan plan_of(const gs_problem_t *p, const gs_device_t *d)
+skinny_plan plan_of(const gs_problem_t *p, const gs_device_t *d, bool ws_ok = true)
 {
     const n_bucket nb = bucket_of(p->n);
-    skinny_plan pl = {false, 1, d->cc_major >= 9};
+    skinny_plan pl = {false, 1, d->cc_major >= 9, false};
     const cfg_shape rs = ring_shape(nb);
     if (d->cc_major >= 9 && p->n > skinny_cfg_n8::N_MAX && d->smem_optin >= (size_t)rs.smem_bytes) {
         if (wg_on(d)) {
+            const int64_t slots = (p->m + rs.block_m - 1) / rs.block_m * p->batch;
+            if (ws_ok && wg_env().ws > 0 && slots <= (int64_t)(GS_WS_FLAG_BYTES / sizeof(int)) &&
+                slots * wg_env().ws <= (int64_t)d->sm_count * rs.per_sm)
+                return {true, wg_env().ws, false, true};
             if (wg_env().ck > 0)
-                return {true, std::min(wg_env().ck, SKINNY_MAX_CLUSTER), false};
+                return {true, std::min(wg_env().ck, SKINNY_MAX_CLUSTER), false, false};
             const int c = choose_cluster_wg(p, d, nb, rs);
+            const int s = ws_ok ? choose_ws_split(p, d, nb, rs, c) : 0;
+            if (s > 0)
+                return {true, s, false, true};
             if (c > 0)
-                return {true, c, false};
+                return {true, c, false, false};
         }
         const int c = choose_cluster(p, d, rs, SKINNY_RING_MIN_STAGES_PER_CTA);
         if (c <= SKINNY_RING_MAX_CLUSTER)
-            return {true, c, false};
+            return {true, c, false, false};
     }
     pl.cluster = choose_cluster(p, d, reg_shape(nb), MIN_ITERS_PER_BLOCK);
     return pl;
@@ -847,11 +889,13 @@ cudaError_t ring_launch(const gs_problem_t *p, const gs_device_t *d, const skinn
     if (wg_on(d)) {
         skinny_params prm;
         fill_params(prm, p, pl.cluster);
+        const skinny_ws ws = {static_cast<int *>(p->workspace),
+                              static_cast<unsigned char *>(p->workspace) + GS_WS_FLAG_BYTES};
         const int64_t row_blocks = (p->m + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M;
         return (cudaError_t)gs_skinny_wg_launch(
             &prm, &ta, &tb, Cfg::N_MAX, Cfg::BLOCK_M, p->a_type == GS_DT_F16, p->c_type == GS_DT_F32,
-            (unsigned)(row_blocks * pl.cluster), (unsigned)p->batch, pl.cluster, p->stream,
-            d->ordinal);
+            (unsigned)(row_blocks * pl.cluster), (unsigned)p->batch, pl.cluster,
+            pl.ws ? &ws : nullptr, p->stream, d->ordinal);
     }
     auto k_plain = skinny_ring_tn<Cfg, In, Out, false>;
     auto k_cluster = skinny_ring_tn<Cfg, In, Out, true>;
@@ -900,7 +944,7 @@ cudaError_t launch_bucket(const gs_problem_t *p, const gs_device_t *d, const ski
         if (e != cudaErrorNotSupported)
             return e;
         /* no tensor maps for these operands: the register kernel */
-        pl = {false, choose_cluster(p, d, reg_shape(nb), MIN_ITERS_PER_BLOCK), true};
+        pl = {false, choose_cluster(p, d, reg_shape(nb), MIN_ITERS_PER_BLOCK), true, false};
     }
     switch (nb) {
     case BUCKET_N8: return skinny_launch<skinny_cfg_n8, In, Out>(p, pl);
@@ -968,11 +1012,30 @@ extern "C" int gs_skinny_can_implement(const gs_problem_t *p, const gs_device_t 
     return 1;
 }
 
+/* Workspace of a plan: the flag bytes (one counter per row block), then per
+ * row block and split one fragment-ordered fp32 partial tile. */
+size_t ws_bytes_of(const gs_problem_t *p, const skinny_plan &pl)
+{
+    if (!pl.ws)
+        return 0;
+    const n_bucket nb = bucket_of(p->n);
+    const size_t tile = nb == BUCKET_N64   ? skinny_ring_n64::RED_BYTES
+                        : nb == BUCKET_N32 ? skinny_ring_n32::RED_BYTES
+                                           : skinny_ring_n16::RED_BYTES;
+    const size_t slots = (size_t)((p->m + ring_shape(nb).block_m - 1) / ring_shape(nb).block_m) *
+                         (size_t)p->batch;
+    return (size_t)GS_WS_FLAG_BYTES + slots * (size_t)pl.cluster * tile;
+}
+
 extern "C" int gs_skinny_run(const gs_problem_t *p, const gs_device_t *d)
 {
     if (!gs_skinny_can_implement(p, d))
         return (int)cudaErrorInvalidValue;
-    return (int)skinny_dispatch(p, d, plan_of(p, d));
+    skinny_plan pl = plan_of(p, d);
+    /* without the workspace it needs, the cluster plan */
+    if (pl.ws && (!p->workspace || p->workspace_size < ws_bytes_of(p, pl)))
+        pl = plan_of(p, d, false);
+    return (int)skinny_dispatch(p, d, pl);
 }
 
 extern "C" const char *gs_skinny_name(const gs_problem_t *p)
@@ -991,8 +1054,9 @@ extern "C" const char *gs_skinny_name(const gs_problem_t *p)
     static thread_local char name[80];
     if (pl.ring) {
         const cfg_shape cs = ring_shape(nb);
-        snprintf(name, sizeof name, "skinny_ring_%s%s_n%d_m%d_ck%d", in_names[p->a_type == GS_DT_F16],
-                 p->c_type == GS_DT_F32 ? "_f32out" : "", n_max[nb], cs.block_m, pl.cluster);
+        snprintf(name, sizeof name, "skinny_ring_%s%s_n%d_m%d_%s%d", in_names[p->a_type == GS_DT_F16],
+                 p->c_type == GS_DT_F32 ? "_f32out" : "", n_max[nb], cs.block_m,
+                 pl.ws ? "ws" : "ck", pl.cluster);
     } else {
         snprintf(name, sizeof name, "skinny_tn_%s%s_n%d_m%d_ck%d", in_names[p->a_type == GS_DT_F16],
                  p->c_type == GS_DT_F32 ? "_f32out" : "", n_max[nb], reg_shape(nb).block_m,
@@ -1003,7 +1067,7 @@ extern "C" const char *gs_skinny_name(const gs_problem_t *p)
 
 extern "C" size_t gs_skinny_workspace_bytes(const gs_problem_t *p, const gs_device_t *d)
 {
-    (void)p;
-    (void)d;
-    return 0; /* the k split meets in (distributed) shared memory */
+    if (!gs_skinny_can_implement(p, d))
+        return 0;
+    return ws_bytes_of(p, plan_of(p, d));
 }

@@ -10,7 +10,8 @@
  *
  * Layout: the same configurations (skinny_config.h, skinny_ring_n16/32/64),
  * the same producer warp, ring protocol, tensor maps and fixed-order cluster
- * reduction. The 8 consumer warps form 2 warpgroups; warpgroup g owns rows
+ * reduction; a k split may also meet through the workspace (split_ws_reduce),
+ * and the epilogue stores through shared memory (store_staged). The 8 consumer warps form 2 warpgroups; warpgroup g owns rows
  * g*BLOCK_M/2 .. +BLOCK_M/2 of the block as M_TILES m64 blocks (weights are
  * wgmma's M operand, K-major), the tokens are its N operand (N = N_MAX,
  * K-major). The m64nN accumulator of warp w%4 of a warpgroup holds rows
@@ -146,14 +147,199 @@ GS_WG_OP(__half, 64, f16)
 #endif
 
 
+/* ---------------------------------------------------------------------------
+ * Epilogue through shared memory.
+ *
+ * Why: stored straight from the accumulators, every element is its own
+ * 2-byte store, and a warp's store instruction touches 4 columns (4 cache
+ * lines, ldc apart). globaltimer stamps per block (H200, bench/NOTES.md)
+ * put that epilogue at 4.4 us of a 66 us 28672x64x4096 call, and at 1.9 /
+ * 2.5 / 4.2 us of 12-15 us calls at n = 16 / 32 / 64. So the final sums are
+ * staged in the idle ring, column by column (C is column-major), and stored
+ * 4 rows per lane: a warp instruction writes 8 columns x 16 rows, i.e. 8
+ * whole 32-byte sectors.
+ *
+ * Staging layout: per accumulator owner (warp slot w, m64 block mt) a
+ * [N_MAX][EPI_LD] fp32 block, column-major over its 16 rows. EPI_LD = 20
+ * (16 + 4 pad) keeps every 4-row group 16-byte aligned and spreads the
+ * fragment writes (lanes of columns 2t, 2t+1 and rows g) over all 32 banks.
+ * It sits after the cluster reduction's buffer, which the other blocks of a
+ * cluster read until the reduction's last cluster barrier.
+ * ------------------------------------------------------------------------- */
+constexpr int EPI_LD = 20;
+
+template <class Cfg> struct EpiStage {
+    static constexpr int OFFSET = (Cfg::RED_BYTES + 1023) / 1024 * 1024;
+    static constexpr int BYTES = Cfg::WARPS * Cfg::M_TILES * Cfg::N_MAX * EPI_LD * 4;
+    static_assert(OFFSET + BYTES <= Cfg::BAR_OFFSET, "epilogue staging must fit the idle ring");
+};
+
+/* Four consecutive rows r..r+3 of column c: alpha * v + beta * C (+ bias),
+ * rounded once, exactly as store_c does element by element (which the
+ * vector path falls back to at the m edge or for a misaligned column). */
+template <class Out> struct Vec4;
+template <> struct Vec4<float> {
+    using T = float4;
+    static __device__ __forceinline__ void unpack(const T &u, float (&o)[4]) { o[0] = u.x; o[1] = u.y; o[2] = u.z; o[3] = u.w; }
+    static __device__ __forceinline__ T pack(const float (&o)[4]) { return make_float4(o[0], o[1], o[2], o[3]); }
+};
+template <> struct Vec4<__nv_bfloat16> {
+    using T = uint2;
+    static __device__ __forceinline__ void unpack(const T &u, float (&o)[4])
+    {
+        const float2 a = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(&u.x));
+        const float2 b = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(&u.y));
+        o[0] = a.x; o[1] = a.y; o[2] = b.x; o[3] = b.y;
+    }
+    static __device__ __forceinline__ T pack(const float (&o)[4])
+    {
+        const __nv_bfloat162 a = __floats2bfloat162_rn(o[0], o[1]), b = __floats2bfloat162_rn(o[2], o[3]);
+        return make_uint2(*reinterpret_cast<const uint32_t *>(&a), *reinterpret_cast<const uint32_t *>(&b));
+    }
+};
+template <> struct Vec4<__half> {
+    using T = uint2;
+    static __device__ __forceinline__ void unpack(const T &u, float (&o)[4])
+    {
+        const float2 a = __half22float2(*reinterpret_cast<const __half2 *>(&u.x));
+        const float2 b = __half22float2(*reinterpret_cast<const __half2 *>(&u.y));
+        o[0] = a.x; o[1] = a.y; o[2] = b.x; o[3] = b.y;
+    }
+    static __device__ __forceinline__ T pack(const float (&o)[4])
+    {
+        const __half2 a = __floats2half2_rn(o[0], o[1]), b = __floats2half2_rn(o[2], o[3]);
+        return make_uint2(*reinterpret_cast<const uint32_t *>(&a), *reinterpret_cast<const uint32_t *>(&b));
+    }
+};
+
+template <class Out>
+__device__ __forceinline__ void store_c4(const skinny_params &prm, Out *C, int r, int c,
+                                         const float4 v, float alpha, float beta)
+{
+    using V = Vec4<Out>;
+    Out *cp = C + r + (int64_t)c * prm.ldc;
+    if (r + 3 < prm.m && (reinterpret_cast<uintptr_t>(cp) % sizeof(typename V::T)) == 0) {
+        float o[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+            o[e] = prm.k == 0 ? 0.0f : alpha * o[e];
+        if (beta != 0.0f) {
+            float old[4];
+            V::unpack(*reinterpret_cast<const typename V::T *>(cp), old);
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                o[e] = fmaf(beta, old[e], o[e]);
+        }
+        if (prm.bias)
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                o[e] += load_bias(prm, r + e);
+        *reinterpret_cast<typename V::T *>(cp) = V::pack(o);
+        return;
+    }
+    const float o[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+        if (r + e < prm.m)
+            store_c<Out>(prm, C, r + e, c, o[e], alpha, beta);
+}
+
+/* Every warp of the block stores warp slots [w_begin, w_end) of the staging
+ * (a warp slot is the rows one consumer warp's accumulators cover: rows
+ * (w/4)*WG_ROWS + mt*64 + (w%4)*16 + 0..15 of the block). Work unit: one m64
+ * block's 16 rows x 8 columns; lane l takes column 8u + l/4, rows 4(l%4)..+3. */
+template <class Cfg, class Out, int WG_ROWS>
+__device__ __forceinline__ void store_staged(const float *stage, const skinny_params &prm, Out *C,
+                                             int row0, int w_begin, int w_end, float alpha,
+                                             float beta)
+{
+    constexpr int MT = Cfg::M_TILES, CG = Cfg::N_MAX / 8, NWARPS = Cfg::THREADS / 32;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int units = (w_end - w_begin) * MT * CG;
+    for (int u = warp; u < units; u += NWARPS) {
+        const int cg = u % CG, mt = u / CG % MT, w = w_begin + u / CG / MT;
+        const int col = cg * 8 + lane / 4, q4 = (lane % 4) * 4;
+        if (col >= prm.n)
+            continue;
+        const float4 v =
+            *reinterpret_cast<const float4 *>(stage + ((w * MT + mt) * Cfg::N_MAX + col) * EPI_LD + q4);
+        const int row = row0 + (w / 4) * WG_ROWS + mt * 64 + (w % 4) * 16 + q4;
+        if (row < prm.m)
+            store_c4<Out>(prm, C, row, col, v, alpha, beta);
+    }
+}
+
+/* How the blocks of a row block that split k meet. */
+enum SplitMode {
+    SPLIT_NONE = 0,    /* one block per row block */
+    SPLIT_CLUSTER = 1, /* a thread block cluster: distributed shared memory */
+    SPLIT_WS = 2,      /* co-resident blocks (cooperative launch): the workspace */
+};
+
+/* The workspace split, for splits a cluster cannot hold at one wave (H200:
+ * at one 200 KB block per SM, clusters of 4 fit 120 of the 132 SMs, so
+ * 32 row blocks x 4 would run a second wave). Every block stores its sums
+ * to its slot, fragment-ordered (a warp's store = 512 contiguous bytes);
+ * the blocks of the row block then count in on its counter and wait for
+ * all S (they are co-resident: cooperative launch); rank r sums slice r of
+ * the fragments over the slots in slot order 0..S-1 (fixed: bitwise
+ * reproducible) and hands each sum to stage(). The counter goes back to
+ * zero: each block adds 1 more once past its wait, and the one reaching 2S
+ * resets it (every block is past its wait by then). */
+template <class Cfg, class Frag, class Stage>
+__device__ __forceinline__ void split_ws_reduce(const skinny_ws &ws, int slot, int rank, int S,
+                                                Frag frag, Stage stage)
+{
+    constexpr int MT = Cfg::M_TILES, NT = Cfg::N_TILES, W = Cfg::WARPS;
+    constexpr int Q = W * MT * NT * 32;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    float4 *tile = static_cast<float4 *>(ws.partials) + (size_t)slot * S * Q;
+    if (warp < W)
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt)
+                tile[(size_t)rank * Q + ((warp * MT + mt) * NT + nt) * 32 + lane] = frag(mt, nt);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        int *sem = ws.counters + slot;
+        red_add_release_gpu(sem, 1);
+        while (ld_acquire_gpu(sem) < S) {
+        }
+        if (atom_add_relaxed_gpu(sem, 1) == 2 * S - 1)
+            st_relaxed_gpu(sem, 0);
+    }
+    __syncthreads();
+    const int per_rank = Q / S; /* S divides W (host check) */
+    for (int q = rank * per_rank + (int)threadIdx.x; q < (rank + 1) * per_rank; q += Cfg::THREADS) {
+        float4 v[SKINNY_MAX_CLUSTER];
+#pragma unroll
+        for (int r = 0; r < SKINNY_MAX_CLUSTER; ++r)
+            if (r < S)
+                v[r] = __ldcg(tile + (size_t)r * Q + q); /* L2: written by other SMs */
+        float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+        for (int r = 0; r < SKINNY_MAX_CLUSTER; ++r)
+            if (r < S) {
+                sum[0] += v[r].x;
+                sum[1] += v[r].y;
+                sum[2] += v[r].z;
+                sum[3] += v[r].w;
+            }
+        const int l = q % 32, nt = q / 32 % NT, mt = q / 32 / NT % MT, w = q / 32 / NT / MT;
+        stage(w, mt, nt, l, sum);
+    }
+    __syncthreads();
+}
+
 /* K-major, 128-byte swizzled operand: 8-row atoms 1024 bytes apart (SBO);
  * a k16 step moves 32 bytes inside the swizzled row. */
 __device__ __forceinline__ uint64_t kmajor_desc(uint32_t addr) { return wgmma_desc_sw128(addr, 16, 1024); }
 
-template <class Cfg, class In, class Out, bool CLUSTER>
+template <class Cfg, class In, class Out, int SPLIT>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::CTAS_PER_SM)
 skinny_ring_wg_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap_a,
-                  const __grid_constant__ CUtensorMap tmap_b)
+                  const __grid_constant__ CUtensorMap tmap_b, const skinny_ws ws)
 {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
     constexpr int MT = Cfg::M_TILES, NT = Cfg::N_TILES, W = Cfg::WARPS;
@@ -163,7 +349,7 @@ skinny_ring_wg_tn(const skinny_params prm, const __grid_constant__ CUtensorMap t
     constexpr int ACC = NT * 4;                     /* m64nN accumulators per thread */
     static_assert(W % 4 == 0 && WG_ROWS == 64 * MT, "warpgroups of 4 warps, MT m64 blocks each");
     extern __shared__ unsigned char smem_raw[];
-    const RingBlock rb = ring_block_setup<Cfg, CLUSTER>(prm, smem_raw, &tmap_a, &tmap_b);
+    const RingBlock rb = ring_block_setup<Cfg, SPLIT != SPLIT_NONE>(prm, smem_raw, &tmap_a, &tmap_b);
     unsigned char *const smem = rb.smem;
     uint64_t *const full = rb.full, *const empty = rb.empty;
     const int cluster = rb.cluster, rank = rb.rank, b = rb.b, row0 = rb.row0;
@@ -225,19 +411,24 @@ skinny_ring_wg_tn(const skinny_params prm, const __grid_constant__ CUtensorMap t
 
     /* Epilogue: register 4*nt + e of m64 block mt of warp w holds row
      * (w/4)*WG_ROWS + mt*64 + (w%4)*16 + l/4 (+8 for e >= 2), column
-     * nt*8 + 2*(l%4) + (e&1). */
+     * nt*8 + 2*(l%4) + (e&1); stage() puts the four at those places of warp
+     * slot w's staging block (see store_staged). */
     Out *C = static_cast<Out *>(prm.C) + (int64_t)b * prm.stride_c;
-    auto store = [&](int w, int mt, int nt, int l, const float (&v)[4]) {
-        const int row = row0 + (w / 4) * WG_ROWS + mt * 64 + (w % 4) * 16 + l / 4;
-        const int col = nt * 8 + 2 * (l % 4);
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const int r = row + (e >> 1) * 8, c = col + (e & 1);
-            if (r < prm.m && c < prm.n)
-                store_c<Out>(prm, C, r, c, v[e], alpha, beta);
-        }
+    float *const stage_buf = reinterpret_cast<float *>(smem + EpiStage<Cfg>::OFFSET);
+    auto stage = [&](int w, int mt, int nt, int l, const float (&v)[4]) {
+        float *p = stage_buf + ((w * MT + mt) * Cfg::N_MAX + nt * 8 + 2 * (l % 4)) * EPI_LD + l / 4;
+        p[0] = v[0];
+        p[EPI_LD] = v[1];
+        p[8] = v[2];
+        p[EPI_LD + 8] = v[3];
     };
-    if constexpr (!CLUSTER) {
+    int w_begin = 0, w_end = W;
+    auto frag = [&](int mt, int nt) {
+        return make_float4(acc[mt][4 * nt], acc[mt][4 * nt + 1], acc[mt][4 * nt + 2],
+                           acc[mt][4 * nt + 3]);
+    };
+    if constexpr (SPLIT == SPLIT_NONE) {
+        __syncthreads(); /* every warp is done reading the ring */
         if (warp != PRODUCER)
 #pragma unroll
             for (int mt = 0; mt < MT; ++mt)
@@ -245,17 +436,22 @@ skinny_ring_wg_tn(const skinny_params prm, const __grid_constant__ CUtensorMap t
                 for (int nt = 0; nt < NT; ++nt) {
                     const float v[4] = {acc[mt][4 * nt], acc[mt][4 * nt + 1], acc[mt][4 * nt + 2],
                                         acc[mt][4 * nt + 3]};
-                    store(warp, mt, nt, lane, v);
+                    stage(warp, mt, nt, lane, v);
                 }
+        __syncthreads();
     } else {
-        cluster_reduce_store<Cfg>(
-            smem, warp, lane, rank, cluster,
-            [&](int mt, int nt) {
-                return make_float4(acc[mt][4 * nt], acc[mt][4 * nt + 1], acc[mt][4 * nt + 2],
-                                   acc[mt][4 * nt + 3]);
-            },
-            store);
+        /* Rank r reduces the fragments of warp slots [r W / c, (r + 1) W / c)
+         * (the host launches splits that divide W); the reductions end with
+         * a barrier that also orders the staging writes before the stores. */
+        if constexpr (SPLIT == SPLIT_CLUSTER)
+            cluster_reduce_store<Cfg>(smem, warp, lane, rank, cluster, frag, stage);
+        else
+            split_ws_reduce<Cfg>(ws, (int)(blockIdx.y * (gridDim.x / (unsigned)cluster) + blockIdx.x / (unsigned)cluster),
+                                 rank, cluster, frag, stage);
+        w_begin = rank * W / cluster;
+        w_end = (rank + 1) * W / cluster;
     }
+    store_staged<Cfg, Out, WG_ROWS>(stage_buf, prm, C, row0, w_begin, w_end, alpha, beta);
 #else
     __trap(); /* sm_90a only */
 #endif
@@ -263,10 +459,12 @@ skinny_ring_wg_tn(const skinny_params prm, const __grid_constant__ CUtensorMap t
 
 template <class Cfg, class In, class Out>
 cudaError_t wg_launch(const skinny_params *prm, const CUtensorMap *ta, const CUtensorMap *tb,
-                      unsigned grid_x, unsigned grid_y, int cluster, cudaStream_t stream, int ordinal)
+                      unsigned grid_x, unsigned grid_y, int cluster, const skinny_ws *ws,
+                      cudaStream_t stream, int ordinal)
 {
-    auto k_plain = skinny_ring_wg_tn<Cfg, In, Out, false>;
-    auto k_cluster = skinny_ring_wg_tn<Cfg, In, Out, true>;
+    auto k_plain = skinny_ring_wg_tn<Cfg, In, Out, SPLIT_NONE>;
+    auto k_cluster = skinny_ring_wg_tn<Cfg, In, Out, SPLIT_CLUSTER>;
+    auto k_ws = skinny_ring_wg_tn<Cfg, In, Out, SPLIT_WS>;
     static std::atomic<uint64_t> attr_done{0};
     const uint64_t bit = 1ull << (ordinal & 63);
     if (!(attr_done.load(std::memory_order_acquire) & bit)) {
@@ -275,18 +473,35 @@ cudaError_t wg_launch(const skinny_params *prm, const CUtensorMap *ta, const CUt
         if (e == cudaSuccess)
             e = cudaFuncSetAttribute(k_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      Cfg::SMEM_BYTES);
+        if (e == cudaSuccess)
+            e = cudaFuncSetAttribute(k_ws, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     Cfg::SMEM_BYTES);
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
             return e;
         }
         attr_done.fetch_or(bit, std::memory_order_acq_rel);
     }
+    if (cluster < 1 || Cfg::WARPS % cluster != 0) /* store_staged's warp slots per rank */
+        return cudaErrorInvalidValue;
     cudaLaunchConfig_t lc = {};
     lc.gridDim = dim3(grid_x, grid_y, 1);
     lc.blockDim = dim3(Cfg::THREADS, 1, 1);
     lc.dynamicSmemBytes = Cfg::SMEM_BYTES;
     lc.stream = stream;
     cudaLaunchAttribute attr[1];
+    const skinny_ws none = {nullptr, nullptr};
+    if (cluster > 1 && ws) {
+        if (!ws->counters || !ws->partials)
+            return cudaErrorInvalidValue;
+        /* The blocks of a row block wait for each other: all resident, or
+         * the launch fails (and the call falls back) instead of hanging. */
+        attr[0].id = cudaLaunchAttributeCooperative;
+        attr[0].val.cooperative = 1;
+        lc.attrs = attr;
+        lc.numAttrs = 1;
+        return cudaLaunchKernelEx(&lc, k_ws, *prm, *ta, *tb, *ws);
+    }
     if (cluster > 1) {
         attr[0].id = cudaLaunchAttributeClusterDimension;
         attr[0].val.clusterDim.x = (unsigned)cluster;
@@ -295,19 +510,19 @@ cudaError_t wg_launch(const skinny_params *prm, const CUtensorMap *ta, const CUt
         lc.attrs = attr;
         lc.numAttrs = 1;
     }
-    return cudaLaunchKernelEx(&lc, cluster > 1 ? k_cluster : k_plain, *prm, *ta, *tb);
+    return cudaLaunchKernelEx(&lc, cluster > 1 ? k_cluster : k_plain, *prm, *ta, *tb, none);
 }
 
 template <class Cfg>
 cudaError_t wg_launch_types(const skinny_params *prm, const CUtensorMap *ta, const CUtensorMap *tb,
                             int in_f16, int out_f32, unsigned gx, unsigned gy, int cluster,
-                            cudaStream_t stream, int ordinal)
+                            const skinny_ws *ws, cudaStream_t stream, int ordinal)
 {
     if (!in_f16)
-        return out_f32 ? wg_launch<Cfg, __nv_bfloat16, float>(prm, ta, tb, gx, gy, cluster, stream, ordinal)
-                       : wg_launch<Cfg, __nv_bfloat16, __nv_bfloat16>(prm, ta, tb, gx, gy, cluster, stream, ordinal);
-    return out_f32 ? wg_launch<Cfg, __half, float>(prm, ta, tb, gx, gy, cluster, stream, ordinal)
-                   : wg_launch<Cfg, __half, __half>(prm, ta, tb, gx, gy, cluster, stream, ordinal);
+        return out_f32 ? wg_launch<Cfg, __nv_bfloat16, float>(prm, ta, tb, gx, gy, cluster, ws, stream, ordinal)
+                       : wg_launch<Cfg, __nv_bfloat16, __nv_bfloat16>(prm, ta, tb, gx, gy, cluster, ws, stream, ordinal);
+    return out_f32 ? wg_launch<Cfg, __half, float>(prm, ta, tb, gx, gy, cluster, ws, stream, ordinal)
+                   : wg_launch<Cfg, __half, __half>(prm, ta, tb, gx, gy, cluster, ws, stream, ordinal);
 }
 
 int skinny_ring_cfg_block_m(int n_max)
@@ -321,19 +536,19 @@ int skinny_ring_cfg_block_m(int n_max)
 
 extern "C" int gs_skinny_wg_launch(const skinny_params *prm, const CUtensorMap *ta,
                                    const CUtensorMap *tb, int n_max, int block_m, int in_f16, int out_f32,
-                                   unsigned grid_x, unsigned grid_y, int cluster, void *stream,
-                                   int ordinal)
+                                   unsigned grid_x, unsigned grid_y, int cluster,
+                                   const skinny_ws *ws, void *stream, int ordinal)
 {
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     if (block_m != skinny_ring_cfg_block_m(n_max))
         return (int)cudaErrorInvalidValue;
     switch (n_max) {
     case skinny_ring_n16::N_MAX:
-        return (int)wg_launch_types<skinny_ring_n16>(prm, ta, tb, in_f16, out_f32, grid_x, grid_y, cluster, s, ordinal);
+        return (int)wg_launch_types<skinny_ring_n16>(prm, ta, tb, in_f16, out_f32, grid_x, grid_y, cluster, ws, s, ordinal);
     case skinny_ring_n32::N_MAX:
-        return (int)wg_launch_types<skinny_ring_n32>(prm, ta, tb, in_f16, out_f32, grid_x, grid_y, cluster, s, ordinal);
+        return (int)wg_launch_types<skinny_ring_n32>(prm, ta, tb, in_f16, out_f32, grid_x, grid_y, cluster, ws, s, ordinal);
     case skinny_ring_n64::N_MAX:
-        return (int)wg_launch_types<skinny_ring_n64>(prm, ta, tb, in_f16, out_f32, grid_x, grid_y, cluster, s, ordinal);
+        return (int)wg_launch_types<skinny_ring_n64>(prm, ta, tb, in_f16, out_f32, grid_x, grid_y, cluster, ws, s, ordinal);
     default:
         return (int)cudaErrorInvalidValue;
     }

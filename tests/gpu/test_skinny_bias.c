@@ -46,7 +46,7 @@ static double tolerance(gs_dtype_t out, int k)
     return 1.5 * round_ + acc + 1e-6;
 }
 
-static int passed, failed;
+static int passed, failed, ws_cases; /* ws_cases: calls that ran a workspace split */
 
 static void check(int ok, const bias_case_t *c, const char *what, double detail)
 {
@@ -159,6 +159,16 @@ static void run_case(const bias_case_t *c, const gs_device_t *d, float *d_scalar
     p.bias_type = c->bias == GS_DT_OTHER ? GS_DT_F32 : c->bias;
 
     check(gs_skinny_can_implement(&p, d), c, "can_implement", 0);
+    /* A workspace split (GEMMSHIM_SKINNY_WS) gets its workspace, zeroed as
+     * the shim's is, and must leave its counters zero. */
+    const size_t ws = gs_skinny_workspace_bytes(&p, d);
+    void *wsp = NULL;
+    if (ws) {
+        CUDA_OK(cudaMalloc(&wsp, ws));
+        CUDA_OK(cudaMemset(wsp, 0, ws));
+        p.workspace = wsp;
+        p.workspace_size = ws;
+    }
     void *outs[3] = {r1, r2, r3};
     for (int run = 0; run < 3; ++run) {
         if (run == 2) { /* the same call without the bias */
@@ -174,6 +184,16 @@ static void run_case(const bias_case_t *c, const gs_device_t *d, float *d_scalar
         CUDA_OK(cudaMemcpy(outs[run], C, nc * eo, cudaMemcpyDeviceToHost));
     }
     check(!memcmp(r1, r2, nc * eo), c, "bitwise reproducible (two runs)", 0);
+    if (wsp) {
+        static int flags[GS_WS_FLAG_BYTES / sizeof(int)];
+        int dirty = 0;
+        CUDA_OK(cudaMemcpy(flags, wsp, sizeof flags, cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < sizeof flags / sizeof flags[0]; ++i)
+            dirty |= flags[i] != 0;
+        check(!dirty, c, "workspace counters left zero", 0);
+        ++ws_cases;
+        cudaFree(wsp);
+    }
 
     /* fp64 reference, error, padding, and bias = run1 - run3 */
     double e2 = 0, r2sum = 0, bias_dev = 0;
@@ -264,7 +284,7 @@ int main(void)
         run_case(&c, &d, d_scalars);
         ++cases;
     }
-    printf("test_skinny_bias: %d cases\n", cases);
+    printf("test_skinny_bias: %d cases, %d ran a workspace split\n", cases, ws_cases);
     printf("%d passed, %d failed\n", passed, failed);
     cudaFree(d_scalars);
     return failed ? 1 : 0;
