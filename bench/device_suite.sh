@@ -20,6 +20,9 @@ for t in ${GPU_TESTS:-sample linked parity direct lt sweep hsweep graph verify a
     > "$out/logs/$t.txt" 2>&1
   rc=$?
   summary+="gpu test $t: rc=$rc  $(grep -E '^[0-9]+ passed' "$out/logs/$t.txt" | tail -1)"$'\n'
+  # failing cases into the printed summary too: it comes back even when files do not
+  fails=$(grep -E 'FAIL|NOT BITWISE' "$out/logs/$t.txt" | head -8)
+  [ -z "$fails" ] || summary+="$fails"$'\n'
   { echo "=== $t (rc=$rc)"; cat "$out/logs/$t.txt"; } >> "$out/tests.txt"
 done
 for f in "$out"/logs/gemmshim-*.log; do { echo "=== $f"; cat "$f"; } >> "$out/shim-logs.txt"; done
