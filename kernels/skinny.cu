@@ -633,14 +633,15 @@ struct cfg_shape {
     int k_span;      /* k per iteration (register kernel) or stage (ring) of a block */
     int per_sm;      /* blocks per SM the configuration is built for */
     int smem_bytes;  /* dynamic shared memory (ring) */
+    int tile_bytes;  /* a block's fragment-ordered fp32 partial tile (ring; workspace split) */
 };
 template <class Cfg> constexpr cfg_shape reg_shape_of()
 {
-    return {Cfg::BLOCK_M, Cfg::WARPS_K * Cfg::WARP_K, Cfg::MIN_BLOCKS_PER_SM, 0};
+    return {Cfg::BLOCK_M, Cfg::WARPS_K * Cfg::WARP_K, Cfg::MIN_BLOCKS_PER_SM, 0, 0};
 }
 template <class Cfg> constexpr cfg_shape ring_shape_of()
 {
-    return {Cfg::BLOCK_M, Cfg::STAGE_K, Cfg::CTAS_PER_SM, Cfg::SMEM_BYTES};
+    return {Cfg::BLOCK_M, Cfg::STAGE_K, Cfg::CTAS_PER_SM, Cfg::SMEM_BYTES, Cfg::RED_BYTES};
 }
 cfg_shape reg_shape(n_bucket nb)
 {
@@ -1018,13 +1019,9 @@ size_t ws_bytes_of(const gs_problem_t *p, const skinny_plan &pl)
 {
     if (!pl.ws)
         return 0;
-    const n_bucket nb = bucket_of(p->n);
-    const size_t tile = nb == BUCKET_N64   ? skinny_ring_n64::RED_BYTES
-                        : nb == BUCKET_N32 ? skinny_ring_n32::RED_BYTES
-                                           : skinny_ring_n16::RED_BYTES;
-    const size_t slots = (size_t)((p->m + ring_shape(nb).block_m - 1) / ring_shape(nb).block_m) *
-                         (size_t)p->batch;
-    return (size_t)GS_WS_FLAG_BYTES + slots * (size_t)pl.cluster * tile;
+    const cfg_shape rs = ring_shape(bucket_of(p->n));
+    const size_t slots = (size_t)((p->m + rs.block_m - 1) / rs.block_m) * (size_t)p->batch;
+    return (size_t)GS_WS_FLAG_BYTES + slots * (size_t)pl.cluster * (size_t)rs.tile_bytes;
 }
 
 extern "C" int gs_skinny_run(const gs_problem_t *p, const gs_device_t *d)

@@ -49,6 +49,50 @@ __device__ __forceinline__ void store_c(const skinny_params &prm, Out *C, int r,
     *cp = from_float<Out>(out);
 }
 
+/* A k split's partial sums, as both meeting places hold them: per block one
+ * fragment-ordered tile, [W][MT][NT][32] float4, where frag(mt, nt) gives a
+ * consumer lane's four sums of tile (mt, nt). put_fragments writes the
+ * calling consumer warp's part of its block's tile at dst. */
+template <class Cfg, class Frag>
+__device__ __forceinline__ void put_fragments(float4 *dst, int warp, int lane, Frag frag)
+{
+#pragma unroll
+    for (int mt = 0; mt < Cfg::M_TILES; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < Cfg::N_TILES; ++nt)
+            dst[((warp * Cfg::M_TILES + mt) * Cfg::N_TILES + nt) * 32 + lane] = frag(mt, nt);
+}
+
+/* Fragments [q_begin, q_end) of `parts` such tiles summed in part order
+ * 0..parts-1 (fixed: bitwise reproducible), the block's threads striding
+ * over q: load(r, q) gives part r's float4 q (all parts' loads are issued
+ * before the sum, they are independent), store(w, mt, nt, lane, sums) takes
+ * each sum with the warp, tile and lane it belongs to. */
+template <class Cfg, class Load, class Store>
+__device__ __forceinline__ void sum_fragments_in_order(int q_begin, int q_end, int parts, Load load,
+                                                       Store store)
+{
+    constexpr int MT = Cfg::M_TILES, NT = Cfg::N_TILES;
+    for (int q = q_begin + (int)threadIdx.x; q < q_end; q += Cfg::THREADS) {
+        float4 v[SKINNY_MAX_CLUSTER];
+#pragma unroll
+        for (int r = 0; r < SKINNY_MAX_CLUSTER; ++r)
+            if (r < parts)
+                v[r] = load(r, q);
+        float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+        for (int r = 0; r < SKINNY_MAX_CLUSTER; ++r)
+            if (r < parts) {
+                sum[0] += v[r].x;
+                sum[1] += v[r].y;
+                sum[2] += v[r].z;
+                sum[3] += v[r].w;
+            }
+        const int l = q % 32, nt = q / 32 % NT, mt = q / 32 / NT % MT, w = q / 32 / NT / MT;
+        store(w, mt, nt, l, sum);
+    }
+}
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 /* only the ring kernels' sm_90 bodies use these */
 
 /* A ring block's set-up, the same in both ring kernels: its shared memory
@@ -140,34 +184,13 @@ __device__ __forceinline__ void cluster_reduce_store(unsigned char *smem, int wa
     float4 *red = reinterpret_cast<float4 *>(smem);
     __syncthreads();
     if (warp != W) /* the producer warp holds no sums */
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-            for (int nt = 0; nt < NT; ++nt)
-                red[((warp * MT + mt) * NT + nt) * 32 + lane] = frag(mt, nt);
+        put_fragments<Cfg>(red, warp, lane, frag);
     cl.sync();
     constexpr int Q = W * MT * NT * 32;
     const int per_rank = (Q + cluster - 1) / cluster;
-    const int q_end = min(Q, (rank + 1) * per_rank);
-    for (int q = rank * per_rank + (int)threadIdx.x; q < q_end; q += Cfg::THREADS) {
-        /* all ranks' loads first (independent), then the sum in rank order */
-        float4 v[SKINNY_MAX_CLUSTER];
-#pragma unroll
-        for (int r = 0; r < SKINNY_MAX_CLUSTER; ++r)
-            if (r < cluster)
-                v[r] = cl.map_shared_rank(red, (unsigned)r)[q];
-        float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-        for (int r = 0; r < SKINNY_MAX_CLUSTER; ++r)
-            if (r < cluster) {
-                sum[0] += v[r].x;
-                sum[1] += v[r].y;
-                sum[2] += v[r].z;
-                sum[3] += v[r].w;
-            }
-        const int l = q % 32, nt = q / 32 % NT, mt = q / 32 / NT % MT, w = q / 32 / NT / MT;
-        store(w, mt, nt, l, sum);
-    }
+    sum_fragments_in_order<Cfg>(
+        rank * per_rank, min(Q, (rank + 1) * per_rank), cluster,
+        [&](int r, int q) { return cl.map_shared_rank(red, (unsigned)r)[q]; }, store);
     cl.sync();
 }
 

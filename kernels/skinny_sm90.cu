@@ -295,11 +295,7 @@ __device__ __forceinline__ void split_ws_reduce(const skinny_ws &ws, int slot, i
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     float4 *tile = static_cast<float4 *>(ws.partials) + (size_t)slot * S * Q;
     if (warp < W)
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-            for (int nt = 0; nt < NT; ++nt)
-                tile[(size_t)rank * Q + ((warp * MT + mt) * NT + nt) * 32 + lane] = frag(mt, nt);
+        put_fragments<Cfg>(tile + (size_t)rank * Q, warp, lane, frag);
     __syncthreads();
     if (threadIdx.x == 0) {
         int *sem = ws.counters + slot;
@@ -311,24 +307,10 @@ __device__ __forceinline__ void split_ws_reduce(const skinny_ws &ws, int slot, i
     }
     __syncthreads();
     const int per_rank = Q / S; /* S divides W (host check) */
-    for (int q = rank * per_rank + (int)threadIdx.x; q < (rank + 1) * per_rank; q += Cfg::THREADS) {
-        float4 v[SKINNY_MAX_CLUSTER];
-#pragma unroll
-        for (int r = 0; r < SKINNY_MAX_CLUSTER; ++r)
-            if (r < S)
-                v[r] = __ldcg(tile + (size_t)r * Q + q); /* L2: written by other SMs */
-        float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-        for (int r = 0; r < SKINNY_MAX_CLUSTER; ++r)
-            if (r < S) {
-                sum[0] += v[r].x;
-                sum[1] += v[r].y;
-                sum[2] += v[r].z;
-                sum[3] += v[r].w;
-            }
-        const int l = q % 32, nt = q / 32 % NT, mt = q / 32 / NT % MT, w = q / 32 / NT / MT;
-        stage(w, mt, nt, l, sum);
-    }
+    sum_fragments_in_order<Cfg>(
+        rank * per_rank, (rank + 1) * per_rank, S,
+        [&](int r, int q) { return __ldcg(tile + (size_t)r * Q + q); /* L2: written by other SMs */ },
+        stage);
     __syncthreads();
 }
 
