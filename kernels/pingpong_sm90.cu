@@ -69,6 +69,7 @@
 
 #include "gs_kernels.h"
 #include "gs_ptx.cuh"
+#include "gs_smem_limit.cuh"
 
 namespace {
 
@@ -992,18 +993,9 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
     constexpr int SMEM = smem_bytes<Cfg>();
     auto kernel = pingpong_sm90<Cfg, TIn, TOut, P_KMAJOR, Q_KMAJOR, SPLIT>;
 
-    /* Raise the dynamic smem limit once per device and instantiation (a bit
-     * per ordinal; a racing second call is harmless). */
-    static std::atomic<uint64_t> attr_done{0};
-    const uint64_t bit = 1ull << (d->ordinal & 63);
-    if (!(attr_done.load(std::memory_order_acquire) & bit)) {
-        cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            return (int)e;
-        }
-        attr_done.fetch_or(bit, std::memory_order_acq_rel);
-    }
+    static std::atomic<uint64_t> smem_done{0};
+    if (const cudaError_t e = gs_smem_limit_once(smem_done, d->ordinal, SMEM, kernel))
+        return (int)e;
 
     const size_t ies = gs_dtype_size(pr->a_type);
     const size_t oes = gs_dtype_size(pr->c_type);

@@ -55,6 +55,7 @@
 #include "gs_kernels.h"
 #include "gs_problem.h"
 #include "gs_ptx.cuh"
+#include "gs_smem_limit.cuh"
 #include "sgemm_simt_config.h"
 
 namespace {
@@ -831,24 +832,14 @@ constexpr void (*kernel_of())(sgemm_params)
         return sgemm_warptile<Cfg, A_MODE, B_MODE, KV == KV_BIAS>;
 }
 
-/* Raises the dynamic shared-memory limit of one kernel once per device.
- * Racing first callers both set the same value, which is harmless. */
+/* The dynamic shared-memory limit of one kernel, raised once per device. */
 template <class Cfg, int A_MODE, int B_MODE, int KV>
 cudaError_t ensure_smem_limit(int device)
 {
-    constexpr int MAX_DEVICES = 64;
-    static std::atomic<bool> done[MAX_DEVICES];
+    static std::atomic<uint64_t> done{0};
     if (Cfg::SMEM_BYTES <= 48 * 1024)
         return cudaSuccess;
-    const bool cacheable = device >= 0 && device < MAX_DEVICES;
-    if (cacheable && done[device].load(std::memory_order_acquire))
-        return cudaSuccess;
-    const cudaError_t err = cudaFuncSetAttribute(kernel_of<Cfg, A_MODE, B_MODE, KV>(),
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 Cfg::SMEM_BYTES);
-    if (err == cudaSuccess && cacheable)
-        done[device].store(true, std::memory_order_release);
-    return err;
+    return gs_smem_limit_once(done, device, Cfg::SMEM_BYTES, kernel_of<Cfg, A_MODE, B_MODE, KV>());
 }
 
 template <class Cfg, int A_MODE, int B_MODE, int KV>

@@ -75,6 +75,7 @@
 #include "gs_kernels.h"
 #include "gs_problem.h"
 #include "gs_ptx.cuh"
+#include "gs_smem_limit.cuh"
 #include "skinny_config.h"
 #include "skinny_device.cuh"
 #include "skinny_sm90.h"
@@ -900,22 +901,9 @@ cudaError_t ring_launch(const gs_problem_t *p, const gs_device_t *d, const skinn
     }
     auto k_plain = skinny_ring_tn<Cfg, In, Out, false>;
     auto k_cluster = skinny_ring_tn<Cfg, In, Out, true>;
-    /* Raise the dynamic shared memory limit once per device and
-     * instantiation (a bit per ordinal; a racing second call is harmless). */
-    static std::atomic<uint64_t> attr_done{0};
-    const uint64_t bit = 1ull << (d->ordinal & 63);
-    if (!(attr_done.load(std::memory_order_acquire) & bit)) {
-        cudaError_t e = cudaFuncSetAttribute(k_plain, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             Cfg::SMEM_BYTES);
-        if (e == cudaSuccess)
-            e = cudaFuncSetAttribute(k_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     Cfg::SMEM_BYTES);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            return e;
-        }
-        attr_done.fetch_or(bit, std::memory_order_acq_rel);
-    }
+    static std::atomic<uint64_t> smem_done{0};
+    if (const cudaError_t e = gs_smem_limit_once(smem_done, d->ordinal, Cfg::SMEM_BYTES, k_plain, k_cluster))
+        return e;
     skinny_params prm;
     fill_params(prm, p, pl.cluster);
     const int64_t row_blocks = (p->m + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M;

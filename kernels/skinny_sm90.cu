@@ -39,6 +39,7 @@
 
 #include "gs_kernels.h"
 #include "gs_ptx.cuh"
+#include "gs_smem_limit.cuh"
 #include "skinny_config.h"
 #include "skinny_device.cuh"
 
@@ -46,95 +47,14 @@
 
 namespace {
 
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-/* D(64 x N, f32) (+)= A(64 x 16) * B(16 x N), both K-major from shared
- * memory (128-byte swizzle descriptors); scale_d == 0 overwrites D. */
-__device__ __forceinline__ void wg_m64n16k16_bf16(float *d, uint64_t desc_a, uint64_t desc_b, int scale_d)
-{
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %10, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16\n"
-                 "{%0, %1, %2, %3, %4, %5, %6, %7},\n"
-                 " %8, %9, p, 1, 1, 0, 0;\n"
-                 "}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-}
-
-__device__ __forceinline__ void wg_m64n16k16_f16(float *d, uint64_t desc_a, uint64_t desc_b, int scale_d)
-{
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %10, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16\n"
-                 "{%0, %1, %2, %3, %4, %5, %6, %7},\n"
-                 " %8, %9, p, 1, 1, 0, 0;\n"
-                 "}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-}
-
-__device__ __forceinline__ void wg_m64n32k16_bf16(float *d, uint64_t desc_a, uint64_t desc_b, int scale_d)
-{
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %18, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16\n"
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15},\n"
-                 " %16, %17, p, 1, 1, 0, 0;\n"
-                 "}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-}
-
-__device__ __forceinline__ void wg_m64n32k16_f16(float *d, uint64_t desc_a, uint64_t desc_b, int scale_d)
-{
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %18, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16\n"
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15},\n"
-                 " %16, %17, p, 1, 1, 0, 0;\n"
-                 "}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-}
-
-__device__ __forceinline__ void wg_m64n64k16_bf16(float *d, uint64_t desc_a, uint64_t desc_b, int scale_d)
-{
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16\n"
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},\n"
-                 " %32, %33, p, 1, 1, 0, 0;\n"
-                 "}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-}
-
-__device__ __forceinline__ void wg_m64n64k16_f16(float *d, uint64_t desc_a, uint64_t desc_b, int scale_d)
-{
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16\n"
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},\n"
-                 " %32, %33, p, 1, 1, 0, 0;\n"
-                 "}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-}
-#endif
-
+/* The wgmma of an N bucket (wrappers in gs_ptx.cuh). */
 template <class In, int N> struct wg_op;
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define GS_WG_OP(IN, N, SUF)                                                                   \
     template <> struct wg_op<IN, N> {                                                          \
         static __device__ __forceinline__ void run(float *d, uint64_t a, uint64_t b, int s)    \
         {                                                                                      \
-            wg_m64n##N##k16_##SUF(d, a, b, s);                                                 \
+            wgmma_m64n##N##k16_f32_##SUF##_kk(d, a, b, s); /* gs_ptx.cuh */                   \
         }                                                                                      \
     };
 GS_WG_OP(__nv_bfloat16, 16, bf16)
@@ -447,23 +367,10 @@ cudaError_t wg_launch(const skinny_params *prm, const CUtensorMap *ta, const CUt
     auto k_plain = skinny_ring_wg_tn<Cfg, In, Out, SPLIT_NONE>;
     auto k_cluster = skinny_ring_wg_tn<Cfg, In, Out, SPLIT_CLUSTER>;
     auto k_ws = skinny_ring_wg_tn<Cfg, In, Out, SPLIT_WS>;
-    static std::atomic<uint64_t> attr_done{0};
-    const uint64_t bit = 1ull << (ordinal & 63);
-    if (!(attr_done.load(std::memory_order_acquire) & bit)) {
-        cudaError_t e = cudaFuncSetAttribute(k_plain, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             Cfg::SMEM_BYTES);
-        if (e == cudaSuccess)
-            e = cudaFuncSetAttribute(k_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     Cfg::SMEM_BYTES);
-        if (e == cudaSuccess)
-            e = cudaFuncSetAttribute(k_ws, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     Cfg::SMEM_BYTES);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            return e;
-        }
-        attr_done.fetch_or(bit, std::memory_order_acq_rel);
-    }
+    static std::atomic<uint64_t> smem_done{0};
+    if (const cudaError_t e =
+            gs_smem_limit_once(smem_done, ordinal, Cfg::SMEM_BYTES, k_plain, k_cluster, k_ws))
+        return e;
     if (cluster < 1 || Cfg::WARPS % cluster != 0) /* store_staged's warp slots per rank */
         return cudaErrorInvalidValue;
     cudaLaunchConfig_t lc = {};
