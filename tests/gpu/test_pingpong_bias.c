@@ -92,8 +92,11 @@ int main(void)
         void *out[2] = {malloc(nc * oes), malloc(nc * oes)}, *after = malloc(nc * oes);
         double *dA = malloc(na * sizeof(double)), *dB = malloc(nb * sizeof(double));
         double *ref = malloc(sizeof(double) * ldc * n);
-        float hbias32[4096];
-        uint16_t hbias16[4096];
+        /* m elements each (heap: the m = 5582 cases once overflowed 4096-element
+         * stack arrays, so bias[4096..] on the device was whatever lay beyond
+         * them: a NaN at row 4096 in 1 of ~12 runs, both configurations) */
+        float *hbias32 = malloc(sizeof(float) * m);
+        uint16_t *hbias16 = malloc(sizeof(uint16_t) * m);
         const void *hbias = tc->bias == GS_DT_F32 ? (const void *)hbias32 : (const void *)hbias16;
         for (size_t i = 0; i < na; ++i) {
             gu_put(hA, i, tc->ab, (float)gu_uniform());
@@ -283,7 +286,7 @@ int main(void)
         if (bias)
             cudaFree(bias);
         free(hA); free(hB); free(hC); free(out[0]); free(out[1]); free(after);
-        free(dA); free(dB); free(ref); free(refs);
+        free(dA); free(dB); free(ref); free(refs); free(hbias32); free(hbias16);
     }
     printf("%d passed, %d failed\n", passed, failed);
     cudaStreamDestroy(stream);
