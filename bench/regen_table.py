@@ -53,6 +53,8 @@ SOURCES = [
     ("h200-decode-s5.csv", []),
     ("h200-default-policy-s5.csv", []),
     ("h100-s5.csv", []),
+    ("h200-default-policy-s5-final.csv", []),
+    ("h100-default-policy-s5.csv", []),
 ]
 
 NOTE = ("their pingpong-k, pingpong-sq and prefill rows dropped for h200-all .. h100-default-policy: "
