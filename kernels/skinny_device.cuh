@@ -105,7 +105,7 @@ __device__ __forceinline__ void sum_fragments_in_order(int q_begin, int q_end, i
 struct RingBlock {
     unsigned char *smem;
     uint64_t *full, *empty;
-    int cluster, rank, b, row0, s_begin, s_end;
+    int cluster, rank, b, row_block, row0, s_begin, s_end;
 };
 
 template <class Cfg, bool CLUSTER>
@@ -120,9 +120,9 @@ __device__ __forceinline__ RingBlock ring_block_setup(const skinny_params &prm,
     r.empty = r.full + Cfg::STAGES;
     r.cluster = CLUSTER ? prm.cluster : 1;
     r.rank = CLUSTER ? (int)(blockIdx.x % (unsigned)r.cluster) : 0;
-    const int row_block = CLUSTER ? (int)(blockIdx.x / (unsigned)r.cluster) : (int)blockIdx.x;
+    r.row_block = CLUSTER ? (int)(blockIdx.x / (unsigned)r.cluster) : (int)blockIdx.x;
     r.b = (int)blockIdx.y;
-    r.row0 = row_block * Cfg::BLOCK_M;
+    r.row0 = r.row_block * Cfg::BLOCK_M;
     const int total_stages = (prm.k + Cfg::STAGE_K - 1) / Cfg::STAGE_K;
     r.s_begin = (int)((int64_t)r.rank * total_stages / r.cluster);
     r.s_end = (int)((int64_t)(r.rank + 1) * total_stages / r.cluster);

@@ -94,44 +94,37 @@ template <class Cfg> struct EpiStage {
     static_assert(OFFSET + BYTES <= Cfg::BAR_OFFSET, "epilogue staging must fit the idle ring");
 };
 
-/* Four consecutive rows r..r+3 of column c: alpha * v + beta * C (+ bias),
- * rounded once, exactly as store_c does element by element (which the
- * vector path falls back to at the m edge or for a misaligned column). */
-template <class Out> struct Vec4;
+/* Four consecutive rows of C as one vector: 8 bytes of bf16 / fp16 (each
+ * element converted as store_c converts it: to_float / from_float in
+ * skinny_device.cuh), or a float4 for fp32 output. */
+template <class Out> struct Vec4 {
+    using T = uint2;
+    static __device__ __forceinline__ void unpack(const T &u, float (&o)[4])
+    {
+        const Out *e = reinterpret_cast<const Out *>(&u);
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            o[i] = to_float(e[i]);
+    }
+    static __device__ __forceinline__ T pack(const float (&o)[4])
+    {
+        T u;
+        Out *e = reinterpret_cast<Out *>(&u);
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            e[i] = from_float<Out>(o[i]);
+        return u;
+    }
+};
 template <> struct Vec4<float> {
     using T = float4;
     static __device__ __forceinline__ void unpack(const T &u, float (&o)[4]) { o[0] = u.x; o[1] = u.y; o[2] = u.z; o[3] = u.w; }
     static __device__ __forceinline__ T pack(const float (&o)[4]) { return make_float4(o[0], o[1], o[2], o[3]); }
 };
-template <> struct Vec4<__nv_bfloat16> {
-    using T = uint2;
-    static __device__ __forceinline__ void unpack(const T &u, float (&o)[4])
-    {
-        const float2 a = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(&u.x));
-        const float2 b = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(&u.y));
-        o[0] = a.x; o[1] = a.y; o[2] = b.x; o[3] = b.y;
-    }
-    static __device__ __forceinline__ T pack(const float (&o)[4])
-    {
-        const __nv_bfloat162 a = __floats2bfloat162_rn(o[0], o[1]), b = __floats2bfloat162_rn(o[2], o[3]);
-        return make_uint2(*reinterpret_cast<const uint32_t *>(&a), *reinterpret_cast<const uint32_t *>(&b));
-    }
-};
-template <> struct Vec4<__half> {
-    using T = uint2;
-    static __device__ __forceinline__ void unpack(const T &u, float (&o)[4])
-    {
-        const float2 a = __half22float2(*reinterpret_cast<const __half2 *>(&u.x));
-        const float2 b = __half22float2(*reinterpret_cast<const __half2 *>(&u.y));
-        o[0] = a.x; o[1] = a.y; o[2] = b.x; o[3] = b.y;
-    }
-    static __device__ __forceinline__ T pack(const float (&o)[4])
-    {
-        const __half2 a = __floats2half2_rn(o[0], o[1]), b = __floats2half2_rn(o[2], o[3]);
-        return make_uint2(*reinterpret_cast<const uint32_t *>(&a), *reinterpret_cast<const uint32_t *>(&b));
-    }
-};
 
+/* Four consecutive rows r..r+3 of column c: alpha * v + beta * C (+ bias),
+ * rounded once, exactly as store_c does element by element (which the
+ * vector path falls back to at the m edge or for a misaligned column). */
 template <class Out>
 __device__ __forceinline__ void store_c4(const skinny_params &prm, Out *C, int r, int c,
                                          const float4 v, float alpha, float beta)
@@ -348,8 +341,8 @@ skinny_ring_wg_tn(const skinny_params prm, const __grid_constant__ CUtensorMap t
         if constexpr (SPLIT == SPLIT_CLUSTER)
             cluster_reduce_store<Cfg>(smem, warp, lane, rank, cluster, frag, stage);
         else
-            split_ws_reduce<Cfg>(ws, (int)(blockIdx.y * (gridDim.x / (unsigned)cluster) + blockIdx.x / (unsigned)cluster),
-                                 rank, cluster, frag, stage);
+            split_ws_reduce<Cfg>(ws, b * (int)(gridDim.x / (unsigned)cluster) + rb.row_block, rank,
+                                 cluster, frag, stage); /* slot: (batch, row block) */
         w_begin = rank * W / cluster;
         w_end = (rank + 1) * W / cluster;
     }
