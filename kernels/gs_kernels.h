@@ -90,7 +90,9 @@ static inline int gs_aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0
 enum { GS_SKINNY_N_MAX = 64 };
 int gs_skinny_can_implement(const gs_problem_t *p, const gs_device_t *d);
 int gs_skinny_run(const gs_problem_t *p, const gs_device_t *d);
-const char *gs_skinny_name(const gs_problem_t *p); /* n bucket and split in it */
+/* the kernel, n bucket and split gs_skinny_run picks on d (sm_80's choice when d is
+ * NULL or absent) */
+const char *gs_skinny_name(const gs_problem_t *p, const gs_device_t *d);
 size_t gs_skinny_workspace_bytes(const gs_problem_t *p, const gs_device_t *d);
 
 #ifdef __cplusplus

@@ -575,7 +575,6 @@ skinny_ring_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap
 #endif
 }
 
-
 /* Rows, tokens and k positions are 32-bit in the kernel: a row offset
  * (below OFFSET_MAX) plus a k position (below SIZE_MAX_32 plus one
  * iteration) stays below 2^31. */
@@ -1023,10 +1022,12 @@ extern "C" int gs_skinny_run(const gs_problem_t *p, const gs_device_t *d)
     return (int)skinny_dispatch(p, d, pl);
 }
 
-extern "C" const char *gs_skinny_name(const gs_problem_t *p)
+extern "C" const char *gs_skinny_name(const gs_problem_t *p, const gs_device_t *dev)
 {
     gs_device_t d = {};
-    if (gs_device_query(&d) != 0 || !d.present) {
+    if (dev && dev->present) {
+        d = *dev;
+    } else {
         d.cc_major = 8; /* no device: name the sm_80 choice */
         d.sm_count = 1;
     }

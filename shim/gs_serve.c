@@ -141,7 +141,7 @@ static int run_route(const gs_problem_t *p, const gs_device_t *d, const gs_decis
         *kernel = gs_pingpong_kernel_name(p, d, (gs_pingpong_config_t)dec->config);
         return launch ? gs_pingpong_run(p, d, (gs_pingpong_config_t)dec->config) : -1;
     case GS_ROUTE_SKINNY:
-        *kernel = gs_skinny_name(p);
+        *kernel = gs_skinny_name(p, d);
         return launch ? gs_skinny_run(p, d) : -1;
     default:
         *kernel = gs_route_name(dec->route);
