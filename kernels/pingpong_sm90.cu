@@ -961,6 +961,17 @@ constexpr int SPLIT_MIN_KBLOCKS = 8;
 /* Tiles of at most this many k-blocks walk all of m per column (launch). */
 constexpr int RASTER_ALL_M_MAX_KBLOCKS = 4;
 
+/* GEMMSHIM_PP_GROUP (README: a measurement knob): the raster group for every
+ * call, read once; 0 when unset. */
+int raster_group_override()
+{
+    static const int g = [] {
+        const char *e = getenv("GEMMSHIM_PP_GROUP");
+        return e && atoi(e) > 0 ? atoi(e) : 0;
+    }();
+    return g;
+}
+
 constexpr int SPLIT_MAX = SPLIT_MAX_SLOTS;
 
 struct SplitPlan {
@@ -1044,9 +1055,8 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
     if (prm.k_blocks <= RASTER_ALL_M_MAX_KBLOCKS && d->l2_bytes > 0
         && (double)m * (double)k * (double)ies <= (double)d->l2_bytes / 4)
         prm.group_m = prm.tiles_m;
-    if (const char *e = getenv("GEMMSHIM_PP_GROUP")) /* measurement knob (README) */
-        if (atoi(e) > 0)
-            prm.group_m = atoi(e);
+    if (raster_group_override() > 0)
+        prm.group_m = raster_group_override();
     if (prm.group_m > prm.tiles_m) prm.group_m = prm.tiles_m;
     if (pr->scalars_on_device) {
         prm.alpha = prm.beta = 0.0f;
@@ -1143,7 +1153,6 @@ int smem_of(gs_pingpong_config_t cfg)
 {
     return cfg == GS_PINGPONG_COOP_256x128x64 ? smem_bytes<Cfg256x128>() : smem_bytes<Cfg128x128>();
 }
-
 
 /* ld (elements) and its byte size are usable by TMA. */
 bool ld_ok(int64_t ld, int64_t rows, size_t es)

@@ -813,7 +813,6 @@ sgemm_splitk_reduce(const sgemm_params prm)
              prm.bias ? prm.bias + row : nullptr);
 }
 
-
 /* 16-byte copies need every (batch, column) start 16-byte aligned. */
 bool vec4_ok(const void *base, int64_t ld, int64_t batch, int64_t stride)
 {
