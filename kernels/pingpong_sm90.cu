@@ -430,12 +430,13 @@ enum EpiMode {
  * per thread, wgmma m64nN layout: warp w holds rows 16w..16w+15; lane l holds
  * row l/4 (regs 4j, 4j+1) and row l/4 + 8 (regs 4j+2, 4j+3) at columns
  * 8j + 2(l%4) + {0,1}; rows are n, columns m). */
-template <typename Cfg, typename TOut, EpiMode MODE>
+template <typename Cfg, typename TOut, EpiMode MODE, bool MASKED>
 __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Params &p,
                                               const TileCoord &tc, int row0,
                                               const CUtensorMap *tmap_c,
                                               uint8_t (*bufs)[SUB_BYTES], uint64_t *c_full,
-                                              EpiState &st, float alpha, float beta, bool direct)
+                                              EpiState &st, float alpha, float beta, bool direct,
+                                              uint32_t chunk_mask)
 {
     constexpr int OUT_BYTES = (int)sizeof(TOut);
     constexpr int CHUNK_COLS = SW128_ROW / OUT_BYTES; /* m per sub-tile */
@@ -445,6 +446,9 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
     constexpr bool has_bias = MODE == EPI_BIAS || MODE == EPI_BIAS_BETA;
 #pragma unroll
     for (int ch = 0; ch < CHUNKS; ++ch) {
+        if constexpr (MASKED) /* a split-K slice: only its sub-tiles */
+            if (!((chunk_mask >> ch) & 1u))
+                continue;
         uint8_t *buf = bufs[st.sub % EPI_BUFS];
         const uint32_t buf_s = smem_u32(buf);
         ++st.sub;
@@ -557,21 +561,51 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
     }
 }
 
-/* A finished (unsplit) tile: the consumer's M blocks, one mode copy. h is a
- * compile-time index after unrolling, so the accumulators stay in registers. */
-template <typename Cfg, typename TOut, EpiMode MODE>
+/* A finished tile: the consumer's M blocks, one mode copy. h is a
+ * compile-time index after unrolling, so the accumulators stay in registers.
+ * MASKED (split-K): only the sub-tiles whose bit h * CHUNKS + ch is set. */
+template <typename Cfg, typename TOut, EpiMode MODE, bool MASKED>
 __device__ __forceinline__ void store_tile(float (&acc)[Cfg::HALVES_PER_CONSUMER][Cfg::ACC],
                                            const Params &p, const TileCoord &tc, int c, int warp,
                                            const CUtensorMap *tmap_c, uint8_t (*bufs)[SUB_BYTES],
-                                           uint64_t *c_full, EpiState &st, float alpha, float beta)
+                                           uint64_t *c_full, EpiState &st, float alpha, float beta,
+                                           uint32_t mask)
 {
+    constexpr int CHUNKS = Cfg::BLOCK_M / (SW128_ROW / (int)sizeof(TOut));
     const bool direct = p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m;
 #pragma unroll
     for (int h = 0; h < Cfg::HALVES_PER_CONSUMER; ++h) {
         const int row0 = tc.n0 + (Cfg::COOPERATIVE ? c : h) * WGMMA_M + warp * EPI_ROWS;
-        store_m_block<Cfg, TOut, MODE>(acc[h], p, tc, row0, tmap_c, bufs, c_full, st, alpha, beta,
-                                       direct);
+        store_m_block<Cfg, TOut, MODE, MASKED>(acc[h], p, tc, row0, tmap_c, bufs, c_full, st,
+                                               alpha, beta, direct, mask >> (h * CHUNKS));
     }
+}
+
+/* The epilogue mode for this call's scalars and bias, picked once per tile
+ * by uniform branches (each mode is its own unrolled copy, see EpiMode). */
+template <typename Cfg, typename TOut, bool MASKED>
+__device__ __forceinline__ void store_tile_any(float (&acc)[Cfg::HALVES_PER_CONSUMER][Cfg::ACC],
+                                               const Params &p, const TileCoord &tc, int c,
+                                               int warp, const CUtensorMap *tmap_c,
+                                               uint8_t (*bufs)[SUB_BYTES], uint64_t *c_full,
+                                               EpiState &st, float alpha, float beta,
+                                               uint32_t mask)
+{
+    if (p.bias_kind != BIAS_NONE && beta != 0.0f)
+        store_tile<Cfg, TOut, EPI_BIAS_BETA, MASKED>(acc, p, tc, c, warp, tmap_c, bufs, c_full, st,
+                                                     alpha, beta, mask);
+    else if (p.bias_kind != BIAS_NONE)
+        store_tile<Cfg, TOut, EPI_BIAS, MASKED>(acc, p, tc, c, warp, tmap_c, bufs, c_full, st,
+                                                alpha, beta, mask);
+    else if (beta != 0.0f)
+        store_tile<Cfg, TOut, EPI_BETA, MASKED>(acc, p, tc, c, warp, tmap_c, bufs, c_full, st,
+                                                alpha, beta, mask);
+    else if (alpha != 1.0f)
+        store_tile<Cfg, TOut, EPI_SCALE, MASKED>(acc, p, tc, c, warp, tmap_c, bufs, c_full, st,
+                                                 alpha, beta, mask);
+    else
+        store_tile<Cfg, TOut, EPI_COPY, MASKED>(acc, p, tc, c, warp, tmap_c, bufs, c_full, st,
+                                                alpha, beta, mask);
 }
 
 /* ---------------------------------------------------------------------------
@@ -626,11 +660,25 @@ __device__ __forceinline__ float2 load_pair(const TOut *src, bool both)
     return make_float2((float)src[0], 0.0f);
 }
 
+/* Arrive on the tile's semaphore and wait for all S units of the tile
+ * (one thread per unit). */
+__device__ __forceinline__ void split_meet(int *sem, int S)
+{
+    red_add_release_gpu(sem, 1);
+    while (ld_acquire_gpu(sem) < S) {
+    }
+    if (atom_add_relaxed_gpu(sem, 1) == 2 * S - 1)
+        st_relaxed_gpu(sem, 0); /* every unit is past its wait */
+}
+
 template <typename Cfg, typename TOut>
 __device__ __forceinline__ void split_epilogue(float (&acc)[Cfg::HALVES_PER_CONSUMER][Cfg::ACC],
                                                const Params &p, const Unit &u, const TileCoord &tc,
                                                int c, int wg_tid, float alpha, float beta,
-                                               uint8_t *ring, uint64_t *red_full, uint32_t &red_phase)
+                                               uint8_t *ring, uint64_t *red_full, uint32_t &red_phase,
+                                               int warp, const CUtensorMap *tmap_c,
+                                               uint8_t (*bufs)[SUB_BYTES], uint64_t *c_full,
+                                               EpiState &epi)
 {
     constexpr bool COOP = Cfg::COOPERATIVE;
     constexpr int TILE_ELEMS = Cfg::BLOCK_M * BLOCK_N;
@@ -655,18 +703,60 @@ __device__ __forceinline__ void split_epilogue(float (&acc)[Cfg::HALVES_PER_CONS
             slot[(h * F4 + j) * THREADS + tid] =
                 make_float4(acc[h][4 * j], acc[h][4 * j + 1], acc[h][4 * j + 2], acc[h][4 * j + 3]);
 
+    /* Whole sub-tiles per slice (few units per tile: HJ / S float4 columns
+     * of every thread, a multiple of a sub-tile's JPC): the slice's sums are
+     * this thread's own accumulator registers, summed straight from L2 in
+     * slot order, and stored by the unsplit epilogue (staged, TMA stores,
+     * every mode) for those sub-tiles only. Same sums, same rounding as the
+     * ring path below, without its bulk copies and scattered 4-byte stores
+     * (H200, 1024^2 x 32768 on 4 coop units per tile: the ring path's land
+     * + reduce + store took 5.3 us, bench/NOTES.md session 6). */
+    constexpr int HJ = HPC * F4;
+    constexpr int JPC = SW128_ROW / (int)sizeof(TOut) / 8;
+    if (HJ % S == 0 && (HJ / S) % JPC == 0) {
+        named_barrier_sync(bar, THREADS);
+        if (tid == 0)
+            split_meet(p.counters + u.t, S);
+        named_barrier_sync(bar, THREADS); /* every thread after the acquire */
+        const int hj0 = u.s * (HJ / S), hj1 = hj0 + HJ / S;
+        /* Sub-tile by sub-tile behind a uniform branch, so at most JPC loads
+         * are live at once (predicated loads over all HJ columns made ptxas
+         * keep them all in registers and spill). */
+        for (int r = 0; r < S; ++r) {
+            const float4 *src = tile_slots + (size_t)r * TILE_VECS + tid;
+#pragma unroll
+            for (int cb = 0; cb < HJ / JPC; ++cb) {
+                if (cb * JPC < hj0 || cb * JPC >= hj1)
+                    continue;
+                float4 x[JPC];
+#pragma unroll
+                for (int jl = 0; jl < JPC; ++jl)
+                    x[jl] = __ldcg(src + (cb * JPC + jl) * THREADS); /* L2: other SMs wrote it */
+#pragma unroll
+                for (int jl = 0; jl < JPC; ++jl) {
+                    const int h = (cb * JPC + jl) / F4, j = (cb * JPC + jl) % F4;
+                    float *a = &acc[h][4 * j];
+                    if (r == 0) {
+                        a[0] = x[jl].x; a[1] = x[jl].y; a[2] = x[jl].z; a[3] = x[jl].w;
+                    } else {
+                        a[0] += x[jl].x; a[1] += x[jl].y; a[2] += x[jl].z; a[3] += x[jl].w;
+                    }
+                }
+            }
+        }
+        const uint32_t mask = ((1u << ((hj1 - hj0) / JPC)) - 1u) << (hj0 / JPC);
+        store_tile_any<Cfg, TOut, true>(acc, p, tc, c, warp, tmap_c, bufs, c_full, epi, alpha,
+                                        beta, mask);
+        return;
+    }
+
     /* 2. Arrive; wait for the tile's other units; fetch slice s of every slot. */
     const int v0 = (int)((long long)u.s * TILE_VECS / S);
     const int v1 = (int)((long long)(u.s + 1) * TILE_VECS / S);
     const int slice_max = (TILE_VECS + S - 1) / S; /* float4 per slot in the ring */
     named_barrier_sync(bar, THREADS);
     if (tid == 0) {
-        int *sem = p.counters + u.t;
-        red_add_release_gpu(sem, 1);
-        while (ld_acquire_gpu(sem) < S) {
-        }
-        if (atom_add_relaxed_gpu(sem, 1) == 2 * S - 1)
-            st_relaxed_gpu(sem, 0); /* every unit is past its wait */
+        split_meet(p.counters + u.t, S);
         fence_proxy_async_global(); /* the other units' stores, now visible, to the bulk copies */
         const uint32_t bytes = (uint32_t)(v1 - v0) * 16u;
         mbarrier_arrive_expect_tx(red_full, bytes * (uint32_t)S);
@@ -884,23 +974,11 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
             if constexpr (SPLIT) {
                 split_epilogue<Cfg, TOut>(acc, p, u, tc, c, wg_tid, alpha, beta,
                                           reinterpret_cast<uint8_t *>(&ss.stage[0]), &ss.red_full,
-                                          red_phase);
+                                          red_phase, warp, &tmap_c, ss.c_sub[cw], &ss.c_full[cw],
+                                          epi);
             } else {
-                if (p.bias_kind != BIAS_NONE && beta != 0.0f)
-                    store_tile<Cfg, TOut, EPI_BIAS_BETA>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
-                                                         &ss.c_full[cw], epi, alpha, beta);
-                else if (p.bias_kind != BIAS_NONE)
-                    store_tile<Cfg, TOut, EPI_BIAS>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
-                                                    &ss.c_full[cw], epi, alpha, beta);
-                else if (beta != 0.0f)
-                    store_tile<Cfg, TOut, EPI_BETA>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
-                                                    &ss.c_full[cw], epi, alpha, beta);
-                else if (alpha != 1.0f)
-                    store_tile<Cfg, TOut, EPI_SCALE>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
-                                                     &ss.c_full[cw], epi, alpha, beta);
-                else
-                    store_tile<Cfg, TOut, EPI_COPY>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
-                                                    &ss.c_full[cw], epi, alpha, beta);
+                store_tile_any<Cfg, TOut, false>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
+                                                 &ss.c_full[cw], epi, alpha, beta, ~0u);
             }
         }
         /* Shared memory must outlive the reads of the last stores. */

@@ -43,6 +43,13 @@ static const tcase_t cases[] = {
     {256, 256, 16384, 1, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_BF16, 1.f, 0.f, 1},
     /* split to the limit: 128 units of one tile */
     {128, 128, 131072, 1, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 1.f, 0.f, 1},
+    /* split into whole sub-tiles per unit (2 or 4 units per tile on 128x128,
+     * 4 or 8 on coop: the register-sum path of split_epilogue), bias bf16 */
+    {1000, 1000, 4096, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 0},
+    /* the same path with fp32 output, beta != 0 (C through the staging buffers) */
+    {900, 500, 5000, 1, 0, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_F32, -0.5f, 1.5f, 0},
+    /* ... and a ragged m (2-byte output, m * 2 not a multiple of 16: direct stores) */
+    {1001, 500, 4000, 1, 0, 0, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 2.f, 0.f, 0},
     /* regression (session 3): ragged m with fp32 output after many full
      * tiles; a staging buffer was rewritten while a TMA store still read it
      * (the hsweep case that differed between two identical calls) */
@@ -268,9 +275,9 @@ int main(void)
                     snprintf(why, sizeof why, "error %.3g over %.3g", err, tol);
                 }
             }
-            printf("%s case %zu %-26s %c%c m=%d n=%d k=%d batch=%d %s->%s bias=%s alpha=%g "
+            printf("%s case %zu %-34s %c%c m=%d n=%d k=%d batch=%d %s->%s bias=%s alpha=%g "
                    "beta=%g workspace=%zu err=%.3g %s\n",
-                   ok ? "ok  " : "FAIL", ci, gs_pingpong_name(pc), "NT"[tc->ta], "NT"[tc->tb],
+                   ok ? "ok  " : "FAIL", ci, gs_pingpong_kernel_name(&p, &d, pc), "NT"[tc->ta], "NT"[tc->tb],
                    tc->m, tc->n, tc->k, tc->batch, tc->ab == CUDA_R_16BF ? "bf16" : "f16",
                    tc->c == CUDA_R_32F ? "f32" : "same",
                    tc->bias == GS_DT_F32 ? "f32" : tc->bias == GS_DT_F16 ? "f16"
