@@ -34,34 +34,46 @@ def pp128_before_s4(r):
     return r["route"].startswith("pingpong_128x128x64") and int(r["k"]) >= 512
 
 
+def pp_regsum_split_before_s6(r):
+    """pingpong split-K into 2, 4 or 8 units per tile before session 6: these
+    now sum their slice in registers and store it through the staged epilogue
+    (split_epilogue's whole-sub-tile path). Older files log no "_splitkS"
+    suffix, so every pingpong row of the deepk suite goes too (the session-6
+    deepk files re-measure all of them)."""
+    return r["route"].startswith("pingpong_") and (
+        r["suite"] == "deepk" or r["route"].rsplit("_", 1)[-1] in ("splitk2", "splitk4", "splitk8"))
+
+
 # (file, drop-row predicates, why): in the order the header names them.
 SOURCES = [
-    ("h200-all.csv", [before_s3, is_small_k_pingpong]),
-    ("h200-default-policy.csv", [before_s3, is_small_k_pingpong]),
-    ("h200-default-policy-final.csv", [before_s3, is_small_k_pingpong]),
-    ("h100-all.csv", [before_s3, is_small_k_pingpong]),
-    ("h100-default-policy.csv", [before_s3, is_small_k_pingpong]),
-    ("h200-pingpong-s3.csv", [pp128_before_s4, is_small_k_pingpong]),
-    ("h200-pingpong-s3-first.csv", [pp128_before_s4, is_small_k_pingpong]),
-    ("h100-pingpong-s3.csv", [pp128_before_s4, is_small_k_pingpong]),
-    ("h200-pingpong-s3-final.csv", [pp128_before_s4, is_small_k_pingpong]),
-    ("h200-decode-s4.csv", [is_small_k_pingpong]),
-    ("h200-pingpong-s4.csv", [is_small_k_pingpong]),
-    ("h200-default-policy-s4.csv", [is_small_k_pingpong]),
-    ("h200-pingpong-s5.csv", []),
-    ("h200-pingpong-s5-final.csv", []),
-    ("h200-decode-s5.csv", []),
-    ("h200-default-policy-s5.csv", []),
-    ("h100-s5.csv", []),
-    ("h200-default-policy-s5-final.csv", []),
-    ("h100-default-policy-s5.csv", []),
+    ("h200-all.csv", [before_s3, is_small_k_pingpong, pp_regsum_split_before_s6]),
+    ("h200-default-policy.csv", [before_s3, is_small_k_pingpong, pp_regsum_split_before_s6]),
+    ("h200-default-policy-final.csv", [before_s3, is_small_k_pingpong, pp_regsum_split_before_s6]),
+    ("h100-all.csv", [before_s3, is_small_k_pingpong, pp_regsum_split_before_s6]),
+    ("h100-default-policy.csv", [before_s3, is_small_k_pingpong, pp_regsum_split_before_s6]),
+    ("h200-pingpong-s3.csv", [pp128_before_s4, is_small_k_pingpong, pp_regsum_split_before_s6]),
+    ("h200-pingpong-s3-first.csv", [pp128_before_s4, is_small_k_pingpong, pp_regsum_split_before_s6]),
+    ("h100-pingpong-s3.csv", [pp128_before_s4, is_small_k_pingpong, pp_regsum_split_before_s6]),
+    ("h200-pingpong-s3-final.csv", [pp128_before_s4, is_small_k_pingpong, pp_regsum_split_before_s6]),
+    ("h200-decode-s4.csv", [is_small_k_pingpong, pp_regsum_split_before_s6]),
+    ("h200-pingpong-s4.csv", [is_small_k_pingpong, pp_regsum_split_before_s6]),
+    ("h200-default-policy-s4.csv", [is_small_k_pingpong, pp_regsum_split_before_s6]),
+    ("h200-pingpong-s5.csv", [pp_regsum_split_before_s6]),
+    ("h200-pingpong-s5-final.csv", [pp_regsum_split_before_s6]),
+    ("h200-decode-s5.csv", [pp_regsum_split_before_s6]),
+    ("h200-default-policy-s5.csv", [pp_regsum_split_before_s6]),
+    ("h100-s5.csv", [pp_regsum_split_before_s6]),
+    ("h200-default-policy-s5-final.csv", [pp_regsum_split_before_s6]),
+    ("h100-default-policy-s5.csv", [pp_regsum_split_before_s6]),
+    ("h200-deepk-s6.csv", []),
+    ("h100-deepk-s6.csv", []),
 ]
 
 NOTE = ("their pingpong-k, pingpong-sq and prefill rows dropped for h200-all .. h100-default-policy: "
         "measured before the session-3 epilogue; their skinny_ring rows: before the session-4 staged "
         "epilogue and workspace split; pingpong_128x128x64 rows with k >= 512 of the session-3 files: "
         "before the session-4 early tensor-core handover; pingpong rows of TN 8448x9216 with k <= 256 "
-        "of every file before h200-pingpong-s5.csv: before the session-5 all-of-m raster for short k; the default-policy runs re-time what the table routed, so a class that measured below 0.98 there is forwarded")
+        "of every file before h200-pingpong-s5.csv: before the session-5 all-of-m raster for short k; pingpong rows of the deepk suite or split 2, 4 or 8 ways of every file before h200-deepk-s6.csv: before the session-6 register-sum split epilogue; the default-policy runs re-time what the table routed, so a class that measured below 0.98 there is forwarded")
 
 
 def main(argv):
