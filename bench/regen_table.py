@@ -44,30 +44,47 @@ def pp_regsum_split_before_s6(r):
         r["suite"] == "deepk" or r["route"].rsplit("_", 1)[-1] in ("splitk2", "splitk4", "splitk8"))
 
 
-# (file, drop-row predicates, why): in the order the header names them.
+# (file, drop-row predicates of that file alone): in the order the header
+# names them.
 SOURCES = [
-    ("h200-all.csv", [before_s3, is_small_k_pingpong, pp_regsum_split_before_s6]),
-    ("h200-default-policy.csv", [before_s3, is_small_k_pingpong, pp_regsum_split_before_s6]),
-    ("h200-default-policy-final.csv", [before_s3, is_small_k_pingpong, pp_regsum_split_before_s6]),
-    ("h100-all.csv", [before_s3, is_small_k_pingpong, pp_regsum_split_before_s6]),
-    ("h100-default-policy.csv", [before_s3, is_small_k_pingpong, pp_regsum_split_before_s6]),
-    ("h200-pingpong-s3.csv", [pp128_before_s4, is_small_k_pingpong, pp_regsum_split_before_s6]),
-    ("h200-pingpong-s3-first.csv", [pp128_before_s4, is_small_k_pingpong, pp_regsum_split_before_s6]),
-    ("h100-pingpong-s3.csv", [pp128_before_s4, is_small_k_pingpong, pp_regsum_split_before_s6]),
-    ("h200-pingpong-s3-final.csv", [pp128_before_s4, is_small_k_pingpong, pp_regsum_split_before_s6]),
-    ("h200-decode-s4.csv", [is_small_k_pingpong, pp_regsum_split_before_s6]),
-    ("h200-pingpong-s4.csv", [is_small_k_pingpong, pp_regsum_split_before_s6]),
-    ("h200-default-policy-s4.csv", [is_small_k_pingpong, pp_regsum_split_before_s6]),
-    ("h200-pingpong-s5.csv", [pp_regsum_split_before_s6]),
-    ("h200-pingpong-s5-final.csv", [pp_regsum_split_before_s6]),
-    ("h200-decode-s5.csv", [pp_regsum_split_before_s6]),
-    ("h200-default-policy-s5.csv", [pp_regsum_split_before_s6]),
-    ("h100-s5.csv", [pp_regsum_split_before_s6]),
-    ("h200-default-policy-s5-final.csv", [pp_regsum_split_before_s6]),
-    ("h100-default-policy-s5.csv", [pp_regsum_split_before_s6]),
+    ("h200-all.csv", [before_s3]),
+    ("h200-default-policy.csv", [before_s3]),
+    ("h200-default-policy-final.csv", [before_s3]),
+    ("h100-all.csv", [before_s3]),
+    ("h100-default-policy.csv", [before_s3]),
+    ("h200-pingpong-s3.csv", [pp128_before_s4]),
+    ("h200-pingpong-s3-first.csv", [pp128_before_s4]),
+    ("h100-pingpong-s3.csv", [pp128_before_s4]),
+    ("h200-pingpong-s3-final.csv", [pp128_before_s4]),
+    ("h200-decode-s4.csv", []),
+    ("h200-pingpong-s4.csv", []),
+    ("h200-default-policy-s4.csv", []),
+    ("h200-pingpong-s5.csv", []),
+    ("h200-pingpong-s5-final.csv", []),
+    ("h200-decode-s5.csv", []),
+    ("h200-default-policy-s5.csv", []),
+    ("h100-s5.csv", []),
+    ("h200-default-policy-s5-final.csv", []),
+    ("h100-default-policy-s5.csv", []),
     ("h200-deepk-s6.csv", []),
     ("h100-deepk-s6.csv", []),
 ]
+
+# (predicate, first file it does not apply to): a kernel change, whose
+# predicate drops the rows it made stale from every file listed before the
+# first one measured after it.
+KERNEL_CHANGES = [
+    (is_small_k_pingpong, "h200-pingpong-s5.csv"),
+    (pp_regsum_split_before_s6, "h200-deepk-s6.csv"),
+]
+
+
+def drops_of(index, own):
+    """The predicates for SOURCES[index]: its own, then every kernel change
+    measured after it."""
+    names = [name for name, _ in SOURCES]
+    return own + [pred for pred, first in KERNEL_CHANGES if index < names.index(first)]
+
 
 NOTE = ("their pingpong-k, pingpong-sq and prefill rows dropped for h200-all .. h100-default-policy: "
         "measured before the session-3 epilogue; their skinny_ring rows: before the session-4 staged "
@@ -80,7 +97,8 @@ def main(argv):
     out = argv[1] if len(argv) > 1 else os.path.join(HERE, "..", "dispatch", "gs_table_data.h")
     with tempfile.TemporaryDirectory() as tmp:
         paths = []
-        for name, drops in SOURCES:
+        for i, (name, own) in enumerate(SOURCES):
+            drops = drops_of(i, own)
             with open(os.path.join(RES, name), newline="") as f:
                 rd = csv.DictReader(f)
                 rows = [r for r in rd if not any(d(r) for d in drops)]
