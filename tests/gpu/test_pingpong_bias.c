@@ -24,38 +24,41 @@ typedef struct tcase {
     gs_dtype_t bias; /* GS_DT_OTHER: no bias */
     float alpha, beta;
     int big;         /* skipped with GEMMSHIM_BIAS_SMALL=1 */
+    int split;       /* 1: must run split-K on every configuration */
 } tcase_t;
 
 static const tcase_t cases[] = {
     /* unsplit, ragged m (direct stores), bias f32 */
-    {300, 200, 512, 1, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_F32, 1.f, 0.f, 0},
+    {300, 200, 512, 1, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_F32, 1.f, 0.f, 0, 0},
     /* unsplit, batched, beta != 0, bias bf16 */
-    {513, 129, 777, 3, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 2.f, 0},
+    {513, 129, 777, 3, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 2.f, 0, 0},
     /* unsplit, fp32 out, many tiles */
-    {2048, 512, 256, 1, 1, 0, CUDA_R_16F, CUDA_R_32F, GS_DT_F16, 2.f, 0.f, 0},
+    {2048, 512, 256, 1, 1, 0, CUDA_R_16F, CUDA_R_32F, GS_DT_F16, 2.f, 0.f, 0, 0},
     /* split: one tile */
-    {77, 45, 20000, 1, 0, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_F16, 1.f, 0.f, 0},
+    {77, 45, 20000, 1, 0, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_F16, 1.f, 0.f, 0, 1},
     /* split: 24 tiles (128x128), beta != 0, fp32 out */
-    {1000, 300, 3000, 1, 1, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_F32, -0.5f, -1.5f, 0},
+    {1000, 300, 3000, 1, 1, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_F32, -0.5f, -1.5f, 0, 1},
     /* split, batched, no bias, m not a multiple of 4 */
-    {130, 70, 9000, 2, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_OTHER, 1.f, 0.5f, 0},
+    {130, 70, 9000, 2, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_OTHER, 1.f, 0.5f, 0, 1},
     /* split, the deepk bench shape scaled down, bias bf16 */
-    {256, 256, 16384, 1, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_BF16, 1.f, 0.f, 1},
+    {256, 256, 16384, 1, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_BF16, 1.f, 0.f, 1, 1},
     /* split to the limit: 128 units of one tile */
-    {128, 128, 131072, 1, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 1.f, 0.f, 1},
-    /* split into whole sub-tiles per unit (2 or 4 units per tile on 128x128,
-     * 4 or 8 on coop: the register-sum path of split_epilogue), bias bf16 */
-    {1000, 1000, 4096, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 0},
-    /* the same path with fp32 output, beta != 0 (C through the staging buffers) */
-    {900, 500, 5000, 1, 0, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_F32, -0.5f, 1.5f, 0},
-    /* ... and a ragged m (2-byte output, m * 2 not a multiple of 16: direct stores) */
-    {1001, 500, 4000, 1, 0, 0, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 2.f, 0.f, 0},
+    {128, 128, 131072, 1, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 1.f, 0.f, 1, 1},
+    /* split into whole sub-tiles per unit (132 SMs: 2 units per tile on
+     * 128x128, 4 on coop: the register-sum path of split_epilogue), bias bf16 */
+    {1000, 1000, 4096, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 0, 1},
+    /* the same path with fp32 output (4 / 8 units), beta != 0 (C through the
+     * staging buffers) */
+    {900, 500, 5000, 1, 0, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_F32, -0.5f, 1.5f, 0, 1},
+    /* ... and a ragged m (2-byte output, m * 2 not a multiple of 16: direct
+     * stores; 4 units on 128x128, 7 on coop: the ring path there) */
+    {1001, 500, 4000, 1, 0, 0, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 2.f, 0.f, 0, 1},
     /* regression (session 3): ragged m with fp32 output after many full
      * tiles; a staging buffer was rewritten while a TMA store still read it
      * (the hsweep case that differed between two identical calls) */
-    {5582, 3209, 3, 3, 0, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_OTHER, -0.25f, 0.f, 1},
+    {5582, 3209, 3, 3, 0, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_OTHER, -0.25f, 0.f, 1, 0},
     /* the same with beta != 0 (C loaded through the staging buffers) and a bias */
-    {5582, 1000, 64, 2, 0, 1, CUDA_R_16BF, CUDA_R_32F, GS_DT_F32, 1.f, 0.5f, 1},
+    {5582, 1000, 64, 2, 0, 1, CUDA_R_16BF, CUDA_R_32F, GS_DT_F32, 1.f, 0.5f, 1, 0},
 };
 
 static double bias_at(const void *h, gs_dtype_t t, int i)
@@ -192,6 +195,12 @@ int main(void)
             }
             size_t ws = gs_pingpong_workspace_bytes(&p, &d, pc);
             void *wsp = NULL;
+            if (tc->split && !ws) {
+                printf("FAIL case %zu %s: meant to run split-K, but no split was planned\n", ci,
+                       gs_pingpong_kernel_name(&p, &d, pc));
+                ++failed;
+                continue;
+            }
             CUDA_OK(cudaMemcpy(C, hC, nc * oes, cudaMemcpyHostToDevice));
             if (ws) {
                 /* too small (and missing): refused, nothing enqueued */
