@@ -44,6 +44,20 @@ def pp_regsum_split_before_s6(r):
         r["suite"] == "deepk" or r["route"].rsplit("_", 1)[-1] in ("splitk2", "splitk4", "splitk8"))
 
 
+def pp128_short_k_before_s7(r):
+    """pingpong_128x128x64 (unsplit) with k <= 256 before session 7: these
+    now run the short-K variant (Cfg128x128Short: 4 staging buffers per
+    warp, the epilogue batched, 5 stages)."""
+    return r["route"] == "pingpong_128x128x64" and int(r["k"]) <= 256
+
+
+def pp128_hoist_build_s7(r):
+    """pingpong_128x128x64 rows with k > 256 of the two session-7 files
+    measured with a build that computed every tile's coordinates before
+    the last wgmma wait (1.5-4% slower at k >= 1024, reverted there)."""
+    return r["route"].startswith("pingpong_128x128x64") and int(r["k"]) > 256
+
+
 # (file, drop-row predicates of that file alone): in the order the header
 # names them.
 SOURCES = [
@@ -68,6 +82,9 @@ SOURCES = [
     ("h100-default-policy-s5.csv", []),
     ("h200-deepk-s6.csv", []),
     ("h100-deepk-s6.csv", []),
+    ("h200-pingpong-s7.csv", [pp128_hoist_build_s7]),
+    ("h100-pingpong-s7.csv", [pp128_hoist_build_s7]),
+    ("h200-pingpong-s7-final.csv", []),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose
@@ -76,6 +93,7 @@ SOURCES = [
 KERNEL_CHANGES = [
     (is_small_k_pingpong, "h200-pingpong-s5.csv"),
     (pp_regsum_split_before_s6, "h200-deepk-s6.csv"),
+    (pp128_short_k_before_s7, "h200-pingpong-s7.csv"),
 ]
 
 
@@ -90,7 +108,7 @@ NOTE = ("their pingpong-k, pingpong-sq and prefill rows dropped for h200-all .. 
         "measured before the session-3 epilogue; their skinny_ring rows: before the session-4 staged "
         "epilogue and workspace split; pingpong_128x128x64 rows with k >= 512 of the session-3 files: "
         "before the session-4 early tensor-core handover; pingpong rows of TN 8448x9216 with k <= 256 "
-        "of every file before h200-pingpong-s5.csv: before the session-5 all-of-m raster for short k; pingpong rows of the deepk suite or split 2, 4 or 8 ways of every file before h200-deepk-s6.csv: before the session-6 register-sum split epilogue; the default-policy runs re-time what the table routed, so a class that measured below 0.98 there is forwarded")
+        "of every file before h200-pingpong-s5.csv: before the session-5 all-of-m raster for short k; pingpong rows of the deepk suite or split 2, 4 or 8 ways of every file before h200-deepk-s6.csv: before the session-6 register-sum split epilogue; unsplit pingpong_128x128x64 rows with k <= 256 of every file before h200-pingpong-s7.csv: before the session-7 short-K variant (batched epilogue); pingpong_128x128x64 rows with k > 256 of h200-pingpong-s7 and h100-pingpong-s7: a build with a reverted change; the default-policy runs re-time what the table routed, so a class that measured below 0.98 there is forwarded")
 
 
 def main(argv):

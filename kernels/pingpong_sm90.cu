@@ -25,12 +25,16 @@
  *
  * Epilogue (both arrangements). Each consumer warp stores its own 16 rows of
  * C^T independently: per 16 x 128-byte sub-tile it waits only until the TMA
- * store that last used its staging buffer (one of EPI_BUFS per warp) has
- * finished READING it, stages the sub-tile (stmatrix for 16-bit C, st.shared
- * for fp32) and issues its TMA store at once; stores are never waited on for
- * completion (a ragged last m tile is stored with plain predicated stores
- * instead). The staging takes 32 KB in all, which is what leaves the
- * cooperative tile four stages. At small k the epilogue is the kernel, and
+ * store that last used its staging buffer (one of Cfg::EPI_BUFS per warp)
+ * has finished READING it, stages the sub-tile (stmatrix for 16-bit C,
+ * st.shared for fp32) and issues its TMA store at once; stores are never
+ * waited on for completion (a ragged last m tile is stored with plain
+ * predicated stores instead). The staging takes 32 KB in all, which is what
+ * leaves the cooperative tile four stages. The short-K 128x128 variant
+ * (Cfg128x128Short) has a buffer per sub-tile of a 16-bit tile and stages
+ * all four before one fence and four back-to-back stores: per sub-tile, the
+ * fence and the store issue cost ~300 cycles of a ~550-cycle chain (H200
+ * clock64 stamps, bench/NOTES.md session 7). At small k the epilogue is the kernel, and
  * its instruction count is what matters: one unrolled copy per EpiMode
  * (ncu at k = 64, alpha = 1, beta = 0: ~655 instructions per consumer warp
  * and tile, mainloop included, down from ~1440). Then the output stream:
@@ -66,6 +70,7 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <type_traits>
 #include <stdint.h>
 
 #include "gs_kernels.h"
@@ -103,16 +108,16 @@ constexpr int MN_CHUNK = SW128_ROW / IN_BYTES;        /* 64 elements: MN-major b
 constexpr int MN_CHUNK_BYTES = MN_CHUNK * BLOCK_K * IN_BYTES; /* 64 x 64 box, 8 KB */
 constexpr int P_TILE_BYTES = BLOCK_N * BLOCK_K * IN_BYTES;    /* op(B)^T tile, 16 KB */
 
-/* Epilogue staging: per consumer warp EPI_BUFS buffers of one sub-tile, 16
- * rows (n; a warp's share of a wgmma M block) x 128 bytes of m (one TMA box
- * with 128B swizzle; 64 bf16/fp16 or 32 fp32 elements). Two buffers let a
- * warp fill one while the store of the other is still reading it: 32 KB in
- * all, independent of the output type, which leaves the ring 192 KB. Four
- * (one stage fewer) measured 3-6% slower for the cooperative tile (H200). */
+/* Epilogue staging: per consumer warp Cfg::EPI_BUFS buffers of one sub-tile,
+ * 16 rows (n; a warp's share of a wgmma M block) x 128 bytes of m (one TMA
+ * box with 128B swizzle; 64 bf16/fp16 or 32 fp32 elements). Two buffers let
+ * a warp fill one while the store of the other is still reading it: 32 KB
+ * in all, independent of the output type, which leaves the ring 192 KB.
+ * Four (one stage fewer) measured 3-6% slower for the cooperative tile and
+ * 1-3% slower for 128x128 at K >= 512, but faster for 128x128 at short K,
+ * where they let the epilogue batch its sub-tiles (Cfg128x128Short). */
 constexpr int EPI_ROWS = 16;
-constexpr int EPI_BUFS = 2;
 constexpr int SUB_BYTES = EPI_ROWS * SW128_ROW;        /* 2 KB */
-constexpr int EPI_BYTES = CONSUMER_WARPS * EPI_BUFS * SUB_BYTES;
 
 /* Shared memory a CTA may have on sm_90 (227 KB): the design budget. The
  * device's own limit (smem_optin) is checked in can_implement. */
@@ -138,7 +143,7 @@ static_assert(SUB_BYTES % SW128_ATOM == 0, "staging buffers keep the 1024-byte s
  *               every tile)
  *   GROUP       tile rows (along m) walked together by the raster
  * ------------------------------------------------------------------------- */
-template <int BM, bool COOP, int GROUP>
+template <int BM, bool COOP, int GROUP, int BUFS>
 struct TileConfig {
     static constexpr int BLOCK_M = BM;
     static constexpr bool COOPERATIVE = COOP;
@@ -150,6 +155,13 @@ struct TileConfig {
     static constexpr int STAGE_BYTES = P_TILE_BYTES + Q_TILE_BYTES;
     /* Warps that release each stage: the consumer warpgroup(s) that read it. */
     static constexpr int STAGE_READERS = (COOP ? NUM_CONSUMERS : 1) * WARPS_PER_WG;
+    /* Staging buffers per consumer warp (store_tile). */
+    static constexpr int EPI_BUFS = BUFS;
+    /* The short-K pingpong variant (Cfg128x128Short): its epilogue is the
+     * critical path, so the tile's coordinates are computed while the last
+     * wgmmas run (kernel). */
+    static constexpr bool SHORT_K = !COOP && BUFS > 2;
+    static constexpr int EPI_BYTES = CONSUMER_WARPS * EPI_BUFS * SUB_BYTES;
     static constexpr int STAGES_FIT =
         (SMEM_BUDGET - EPI_BYTES - BARRIER_BYTES - ALIGN_SLACK) / STAGE_BYTES;
     static constexpr int STAGES = STAGES_FIT > MAX_STAGES ? MAX_STAGES : STAGES_FIT;
@@ -161,12 +173,20 @@ struct TileConfig {
 };
 
 /* 128x128 pingpong: the tensor cores never wait for an epilogue; 6 stages. */
-using Cfg128x128 = TileConfig<128, false, 8>;
+using Cfg128x128 = TileConfig<128, false, 8, 2>;
+/* The same tile for short K (at most SHORT_K_MAX_KBLOCKS k-blocks), where
+ * the epilogue is the critical path: 4 staging buffers per warp, so a
+ * 16-bit tile's four sub-tiles are staged at once and stored back to back
+ * after one fence (store_tile); 5 stages. H200, TN 8448x9216, same run:
+ * K = 128 1.04 -> 1.12x of cuBLAS, K = 256 1.02 -> 1.05x, K = 64 -1%;
+ * as the only 128x128 kernel it made K = 512 / 1024 / 2048 1-3% slower
+ * (the stage it costs), hence a variant. H100: within +-1.5%. */
+using Cfg128x128Short = TileConfig<128, false, 8, 4>;
 /* 256x128 cooperative: less shared-memory traffic per MAC; 4 stages. A group
  * of 4 tile rows spans the same 1024 rows of m as the 128x128 raster (H200,
  * TN/NN 8192^3 and the prefill set: about 0.7% faster than a group of 8, at
  * the edge of run-to-run noise; 16 and the whole m extent were slower). */
-using Cfg256x128 = TileConfig<256, true, 4>;
+using Cfg256x128 = TileConfig<256, true, 4, 2>;
 
 template <typename Cfg>
 struct SharedStorage {
@@ -178,7 +198,7 @@ struct SharedStorage {
         alignas(1024) uint8_t q[Cfg::Q_TILE_BYTES]; /* wgmma B: op(A)^T, k x m */
     };
     Stage stage[STAGES];
-    alignas(1024) uint8_t c_sub[CONSUMER_WARPS][EPI_BUFS][SUB_BYTES]; /* per consumer warp */
+    alignas(1024) uint8_t c_sub[CONSUMER_WARPS][Cfg::EPI_BUFS][SUB_BYTES]; /* per consumer warp */
     alignas(8) uint64_t full[STAGES];   /* TMA bytes landed: producer -> consumer */
     alignas(8) uint64_t empty[STAGES];  /* wgmma done reading: consumer -> producer */
     alignas(8) uint64_t c_full[CONSUMER_WARPS]; /* beta != 0: C sub-tile landed in c_sub */
@@ -191,7 +211,8 @@ constexpr int smem_bytes()
     return (int)sizeof(SharedStorage<Cfg>) + ALIGN_SLACK;
 }
 
-static_assert(smem_bytes<Cfg128x128>() <= SMEM_BUDGET && smem_bytes<Cfg256x128>() <= SMEM_BUDGET,
+static_assert(smem_bytes<Cfg128x128>() <= SMEM_BUDGET && smem_bytes<Cfg256x128>() <= SMEM_BUDGET
+                  && smem_bytes<Cfg128x128Short>() <= SMEM_BUDGET,
               "shared memory over budget");
 
 enum Role { PRODUCER = 0, CONSUMER0 = 1, CONSUMER1 = 2 };
@@ -405,6 +426,8 @@ __device__ __forceinline__ float2 unpack2(uint32_t u, __half *)
     return __half22float2(v);
 }
 
+__device__ __forceinline__ int lane_id(void) { return (int)(threadIdx.x % 32); }
+
 /* Per-warp epilogue state, kept across tiles. */
 struct EpiState {
     uint32_t sub;     /* sub-tiles this warp has staged: picks the buffer */
@@ -430,9 +453,9 @@ enum EpiMode {
  * per thread, wgmma m64nN layout: warp w holds rows 16w..16w+15; lane l holds
  * row l/4 (regs 4j, 4j+1) and row l/4 + 8 (regs 4j+2, 4j+3) at columns
  * 8j + 2(l%4) + {0,1}; rows are n, columns m). */
-template <typename Cfg, typename TOut, EpiMode MODE, bool MASKED>
+template <typename Cfg, typename TOut, EpiMode MODE, bool MASKED, bool BATCH>
 __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Params &p,
-                                              const TileCoord &tc, int row0,
+                                              const TileCoord &tc, int row0, int j0,
                                               const CUtensorMap *tmap_c,
                                               uint8_t (*bufs)[SUB_BYTES], uint64_t *c_full,
                                               EpiState &st, float alpha, float beta, bool direct,
@@ -449,9 +472,12 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
         if constexpr (MASKED) /* a split-K slice: only its sub-tiles */
             if (!((chunk_mask >> ch) & 1u))
                 continue;
-        uint8_t *buf = bufs[st.sub % EPI_BUFS];
+        /* BATCH: the tile's sub-tile j0 + ch has a buffer of its own, free
+         * (store_tile waited), and store_tile stores them all. */
+        uint8_t *buf = BATCH ? bufs[j0 + ch] : bufs[st.sub % Cfg::EPI_BUFS];
         const uint32_t buf_s = smem_u32(buf);
-        ++st.sub;
+        if (!BATCH)
+            ++st.sub;
         const int gm0 = tc.m0 + ch * CHUNK_COLS;
         /* The buffer is free once the store issued EPI_BUFS sub-tiles ago has
          * read it (bulk groups are per thread: lane 0 issued it) and every
@@ -461,13 +487,15 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
          * every store must have read its buffer (bug: a coop fp32-output
          * sweep case with m = 5582 overwrote a buffer a store was reading;
          * the results differed between two identical calls). */
-        if (lane == 0) {
-            if (direct)
-                tma_store_wait_read<0>();
-            else
-                tma_store_wait_read<EPI_BUFS - 1>();
+        if (!BATCH) {
+            if (lane == 0) {
+                if (direct)
+                    tma_store_wait_read<0>();
+                else
+                    tma_store_wait_read<Cfg::EPI_BUFS - 1>();
+            }
+            __syncwarp();
         }
-        __syncwarp();
         if constexpr (read_c) {
             /* C is read only here: beta == 0 never touches it (it may hold NaN). */
             if (lane == 0) {
@@ -533,6 +561,8 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
                             pack2(a[4], a[5], (TOut *)nullptr), pack2(a[6], a[7], (TOut *)nullptr));
             }
         }
+        if constexpr (BATCH)
+            continue;
         /* Generic-proxy writes -> visible to the TMA store (async proxy). */
         fence_proxy_async_shared_cta();
         __syncwarp();
@@ -571,13 +601,55 @@ __device__ __forceinline__ void store_tile(float (&acc)[Cfg::HALVES_PER_CONSUMER
                                            uint64_t *c_full, EpiState &st, float alpha, float beta,
                                            uint32_t mask)
 {
-    constexpr int CHUNKS = Cfg::BLOCK_M / (SW128_ROW / (int)sizeof(TOut));
+    constexpr int CHUNK_COLS = SW128_ROW / (int)sizeof(TOut);
+    constexpr int CHUNKS = Cfg::BLOCK_M / CHUNK_COLS;
+    constexpr int HPC = Cfg::HALVES_PER_CONSUMER;
     const bool direct = p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m;
+    /* A buffer per sub-tile (pingpong, 16-bit C, TMA-stored tile): stage
+     * them all, then one fence and the stores back to back. H200 clock64
+     * stamps, TN 8448x9216, one sub-tile at a time: per sub-tile ~85
+     * cycles of buffer wait, ~50-200 of proxy fence and ~200-250 of TMA
+     * store issue by lane 0 (bench/NOTES.md, session 7). */
+    constexpr bool BATCHABLE = !MASKED && HPC * CHUNKS <= Cfg::EPI_BUFS;
+    if (BATCHABLE && !direct) {
+        if (lane_id() == 0)
+            tma_store_wait_read<0>(); /* the previous tile's stores have read every buffer */
+        __syncwarp();
 #pragma unroll
-    for (int h = 0; h < Cfg::HALVES_PER_CONSUMER; ++h) {
+        for (int h = 0; h < HPC; ++h) {
+            const int row0 = tc.n0 + (Cfg::COOPERATIVE ? c : h) * WGMMA_M + warp * EPI_ROWS;
+            store_m_block<Cfg, TOut, MODE, MASKED, BATCHABLE>(acc[h], p, tc, row0, h * CHUNKS,
+                                                              tmap_c, bufs, c_full, st, alpha,
+                                                              beta, false, mask >> (h * CHUNKS));
+        }
+        /* Generic-proxy writes -> visible to the TMA stores (async proxy). */
+        fence_proxy_async_shared_cta();
+        __syncwarp();
+        if (lane_id() == 0) {
+            const uint64_t policy = createpolicy_evict_first();
+#pragma unroll
+            for (int h = 0; h < HPC; ++h) {
+                const int row0 = tc.n0 + (Cfg::COOPERATIVE ? c : h) * WGMMA_M + warp * EPI_ROWS;
+#pragma unroll
+                for (int ch = 0; ch < CHUNKS; ++ch) {
+                    if (p.c_evict_first)
+                        tma_store_3d_hint(tmap_c, bufs[h * CHUNKS + ch], tc.m0 + ch * CHUNK_COLS,
+                                          row0, tc.b, policy);
+                    else
+                        tma_store_3d(tmap_c, bufs[h * CHUNKS + ch], tc.m0 + ch * CHUNK_COLS, row0,
+                                     tc.b);
+                }
+            }
+            tma_store_commit_group();
+        }
+        return;
+    }
+#pragma unroll
+    for (int h = 0; h < HPC; ++h) {
         const int row0 = tc.n0 + (Cfg::COOPERATIVE ? c : h) * WGMMA_M + warp * EPI_ROWS;
-        store_m_block<Cfg, TOut, MODE, MASKED>(acc[h], p, tc, row0, tmap_c, bufs, c_full, st,
-                                               alpha, beta, direct, mask >> (h * CHUNKS));
+        store_m_block<Cfg, TOut, MODE, MASKED, false>(acc[h], p, tc, row0, h * CHUNKS, tmap_c,
+                                                      bufs, c_full, st, alpha, beta, direct,
+                                                      mask >> (h * CHUNKS));
     }
 }
 
@@ -955,6 +1027,9 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
             const bool early_turn = p.k_blocks >= EARLY_TURN_MIN_KBLOCKS;
             if (more && early_turn)
                 named_barrier_arrive(BAR_MATH_TURN0 + (c ^ 1), 2 * WARPGROUP_THREADS);
+            TileCoord tc;
+            if constexpr (Cfg::SHORT_K)
+                tc = tile_coord<Cfg>(p, t);
             wgmma_wait_group<0>();
 #pragma unroll
             for (int h = 0; h < HPC; ++h)
@@ -969,8 +1044,13 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
             /* ---- epilogue, per warp (pingpong: overlaps the other consumer's mainloop) ---- */
 
             /* Recomputed here rather than kept live across the mainloop:
-             * the accumulators leave few registers spare. */
-            const TileCoord tc = tile_coord<Cfg>(p, t);
+             * the accumulators leave few registers spare. The short-K
+             * variant computes it before the last wgmma wait instead, which
+             * takes its integer divisions off the epilogue's path (H200:
+             * K = 128 / 256 +1.5%); done for every tile, 128x128 lost 1.5-4%
+             * at K >= 1024 (H200, H100; bench/NOTES.md session 7). */
+            if constexpr (!Cfg::SHORT_K)
+                tc = tile_coord<Cfg>(p, t);
             if constexpr (SPLIT) {
                 split_epilogue<Cfg, TOut>(acc, p, u, tc, c, wg_tid, alpha, beta,
                                           reinterpret_cast<uint8_t *>(&ss.stage[0]), &ss.red_full,
@@ -1038,6 +1118,8 @@ constexpr int SPLIT_MIN_KBLOCKS = 8;
 
 /* Tiles of at most this many k-blocks walk all of m per column (launch). */
 constexpr int RASTER_ALL_M_MAX_KBLOCKS = 4;
+/* ... and run the 128x128 tile as Cfg128x128Short. */
+constexpr int SHORT_K_MAX_KBLOCKS = 4;
 
 /* GEMMSHIM_PP_GROUP (README: a measurement knob): the raster group for every
  * call, read once; 0 when unset. */
@@ -1200,7 +1282,11 @@ template <typename Cfg, typename TIn, typename TOut>
 int launch_layout(const gs_problem_t *p, const gs_device_t *d)
 {
     const SplitPlan sp = plan_split(p, d, Cfg::BLOCK_M);
-    if (sp.splits > 1) {
+    if constexpr (std::is_same<Cfg, Cfg128x128Short>::value) {
+        /* Short K never splits (plan_split wants >= 2 * SPLIT_MIN_KBLOCKS). */
+        if (sp.splits > 1)
+            return (int)cudaErrorInvalidValue;
+    } else if (sp.splits > 1) {
         /* Enqueue nothing without the workspace: the caller falls back. */
         if (!p->workspace || p->workspace_size < sp.ws_bytes || ((uintptr_t)p->workspace & 15u))
             return (int)cudaErrorInvalidValue;
@@ -1229,7 +1315,10 @@ int block_m_of(gs_pingpong_config_t cfg)
 
 int smem_of(gs_pingpong_config_t cfg)
 {
-    return cfg == GS_PINGPONG_COOP_256x128x64 ? smem_bytes<Cfg256x128>() : smem_bytes<Cfg128x128>();
+    if (cfg == GS_PINGPONG_COOP_256x128x64)
+        return smem_bytes<Cfg256x128>();
+    return smem_bytes<Cfg128x128>() > smem_bytes<Cfg128x128Short>() ? smem_bytes<Cfg128x128>()
+                                                                  : smem_bytes<Cfg128x128Short>();
 }
 
 /* ld (elements) and its byte size are usable by TMA. */
@@ -1309,6 +1398,8 @@ extern "C" int gs_pingpong_run(const gs_problem_t *p, const gs_device_t *d,
         return (int)cudaErrorInvalidValue;
     if (cfg == GS_PINGPONG_COOP_256x128x64)
         return launch_types<Cfg256x128>(p, d);
+    if ((p->k + BLOCK_K - 1) / BLOCK_K <= SHORT_K_MAX_KBLOCKS)
+        return launch_types<Cfg128x128Short>(p, d);
     return launch_types<Cfg128x128>(p, d);
 }
 

@@ -59,6 +59,15 @@ static const tcase_t cases[] = {
     {5582, 3209, 3, 3, 0, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_OTHER, -0.25f, 0.f, 1, 0},
     /* the same with beta != 0 (C loaded through the staging buffers) and a bias */
     {5582, 1000, 64, 2, 0, 1, CUDA_R_16BF, CUDA_R_32F, GS_DT_F32, 1.f, 0.5f, 1, 0},
+    /* short K, 16-bit output (session 7): on 128x128 the short-K variant's
+     * batched epilogue (a tile's four sub-tiles staged, one fence, four
+     * stores); beta != 0 loads C into all four buffers first; n ragged
+     * (TMA clips the last n tile) */
+    {4000, 700, 200, 2, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.5f, 0, 0},
+    /* ... with a ragged m (m * 2 not a multiple of 16): batched full tiles
+     * and the last m tile's direct stores alternate in one CTA, so each
+     * batch must wait for the stores before it */
+    {3001, 260, 130, 1, 1, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 2.f, 0.f, 0, 0},
 };
 
 static double bias_at(const void *h, gs_dtype_t t, int i)
