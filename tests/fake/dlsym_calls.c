@@ -26,12 +26,8 @@ static const char *owner(void *fn)
     return info.dli_fname;
 }
 
-typedef cublasStatus_t (*lt_matmul_fn)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void *,
-                                       const void *, cublasLtMatrixLayout_t, const void *,
-                                       cublasLtMatrixLayout_t, const void *, const void *,
-                                       cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t,
-                                       const cublasLtMatmulAlgo_t *, void *, size_t,
-                                       cudaStream_t);
+/* The header's own prototype, so the signature is not written out again. */
+typedef __typeof__(&cublasLtMatmul) lt_matmul_fn;
 
 int main(int argc, char **argv)
 {

@@ -12,12 +12,8 @@
 
 #define CASES_DEFAULT 160
 
-typedef cublasStatus_t (*lt_matmul_fn)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void *,
-                                       const void *, cublasLtMatrixLayout_t, const void *,
-                                       cublasLtMatrixLayout_t, const void *, const void *,
-                                       cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t,
-                                       const cublasLtMatmulAlgo_t *, void *, size_t,
-                                       cudaStream_t);
+/* The header's own prototype, so the signature is not written out again. */
+typedef __typeof__(&cublasLtMatmul) lt_matmul_fn;
 
 #define LT_OK(x) CUBLAS_OK(x)
 
