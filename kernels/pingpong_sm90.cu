@@ -70,7 +70,6 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
-#include <type_traits>
 #include <stdint.h>
 
 #include "gs_kernels.h"
@@ -1282,7 +1281,7 @@ template <typename Cfg, typename TIn, typename TOut>
 int launch_layout(const gs_problem_t *p, const gs_device_t *d)
 {
     const SplitPlan sp = plan_split(p, d, Cfg::BLOCK_M);
-    if constexpr (std::is_same<Cfg, Cfg128x128Short>::value) {
+    if constexpr (Cfg::SHORT_K) {
         /* Short K never splits (plan_split wants >= 2 * SPLIT_MIN_KBLOCKS). */
         if (sp.splits > 1)
             return (int)cudaErrorInvalidValue;
