@@ -14,3 +14,8 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$build" -j"$(nproc)"
 cd "$build"
 ctest --output-on-failure
+# CTest lists skipped tests without their output: say why they skipped.
+if grep -q '^SKIP' Testing/Temporary/LastTest.log 2>/dev/null; then
+  echo "Skipped tests said:"
+  grep -h '^SKIP' Testing/Temporary/LastTest.log | sort -u | sed 's/^/  /'
+fi
