@@ -497,6 +497,15 @@ __device__ __forceinline__ uint64_t createpolicy_evict_first(void)
     return policy;
 }
 
+/* The default priority, as a policy: a cache-hinted access with it behaves
+ * as one without a hint, so one code path can serve both. */
+__device__ __forceinline__ uint64_t createpolicy_evict_normal(void)
+{
+    uint64_t policy;
+    asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;\n" : "=l"(policy));
+    return policy;
+}
+
 __device__ __forceinline__ uint64_t createpolicy_evict_last(void)
 {
     uint64_t policy;

@@ -324,22 +324,25 @@ struct TileCoord {
 };
 
 /* Grouped raster: GROUP_M tile rows (along m) are walked together down n, so
- * the tiles in flight across the grid share A strips and B strips in L2. */
+ * the tiles in flight across the grid share A strips and B strips in L2.
+ * Unsigned divisions: every operand is non-negative, and a signed division
+ * costs a sign fix-up on top (this sits at the head of every epilogue). */
 template <typename Cfg>
 __device__ __forceinline__ TileCoord tile_coord(const Params &p, int t)
 {
-    const int per_batch = p.tiles_m * p.tiles_n;
-    const int b = t / per_batch;
-    const int r = t - b * per_batch;
-    const int span = p.group_m * p.tiles_n;
-    const int g = r / span;
-    const int first_m = g * p.group_m;
-    const int rows = min(p.tiles_m - first_m, p.group_m);
-    const int rr = r - g * span;
+    const unsigned per_batch = (unsigned)(p.tiles_m * p.tiles_n);
+    const unsigned b = (unsigned)t / per_batch;
+    const unsigned r = (unsigned)t - b * per_batch;
+    const unsigned span = (unsigned)(p.group_m * p.tiles_n);
+    const unsigned g = r / span;
+    const unsigned first_m = g * (unsigned)p.group_m;
+    const unsigned rows = min((unsigned)p.tiles_m - first_m, (unsigned)p.group_m);
+    const unsigned rr = r - g * span;
+    const unsigned col = rr / rows;
     TileCoord tc;
-    tc.m0 = (first_m + rr % rows) * Cfg::BLOCK_M;
-    tc.n0 = (rr / rows) * BLOCK_N;
-    tc.b = b;
+    tc.m0 = (int)((first_m + (rr - col * rows)) * Cfg::BLOCK_M);
+    tc.n0 = (int)(col * BLOCK_N);
+    tc.b = (int)b;
     return tc;
 }
 
@@ -445,7 +448,23 @@ enum EpiMode {
     EPI_BETA,  /* beta != 0, no bias: alpha * acc + beta * C */
     EPI_BIAS,  /* beta == 0 with a bias (nn.Linear through cublasLt): alpha * acc + bias */
     EPI_BIAS_BETA, /* beta != 0 with a bias: alpha * acc + beta * C + bias */
+    /* The ragged last m tile (m_ragged, see Params): plain predicated stores,
+     * beta and the bias tested at run time. A rare tile, so one copy serves
+     * every mode; and the other copies carry no "is this tile ragged" test
+     * at all. (A runtime `direct` flag tested per sub-tile made ptxas keep
+     * ~60 copies of it as bits of two registers, rebuilt by a chain of ~130
+     * dependent instructions at the head of every epilogue: about half of
+     * the ~1000-cycle run-up the session-7 clock64 stamps measured.) */
+    EPI_RAGGED,
 };
+
+/* TMA store of one staged 16-row sub-tile of C at (gm0, row0, b). The L2
+ * policy is the call's (evict_first or normal), made once per tile. */
+__device__ __forceinline__ void store_sub_tile(const CUtensorMap *tmap_c, const uint8_t *buf,
+                                               int gm0, int row0, int b, uint64_t policy)
+{
+    tma_store_3d_hint(tmap_c, buf, gm0, row0, b, policy);
+}
 
 /* One M block (64 rows of C^T) of a finished tile: this warp's 16 rows,
  * sub-tile by sub-tile along m. acc is the M block's accumulator (ACC fp32
@@ -457,15 +476,19 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
                                               const TileCoord &tc, int row0, int j0,
                                               const CUtensorMap *tmap_c,
                                               uint8_t (*bufs)[SUB_BYTES], uint64_t *c_full,
-                                              EpiState &st, float alpha, float beta, bool direct,
-                                              uint32_t chunk_mask)
+                                              EpiState &st, float alpha, float beta,
+                                              uint64_t policy, uint32_t chunk_mask)
 {
     constexpr int OUT_BYTES = (int)sizeof(TOut);
     constexpr int CHUNK_COLS = SW128_ROW / OUT_BYTES; /* m per sub-tile */
     constexpr int CHUNKS = Cfg::BLOCK_M / CHUNK_COLS;
     const int lane = threadIdx.x % 32;
-    constexpr bool read_c = MODE == EPI_BETA || MODE == EPI_BIAS_BETA;
-    constexpr bool has_bias = MODE == EPI_BIAS || MODE == EPI_BIAS_BETA;
+    constexpr bool direct = MODE == EPI_RAGGED;
+    static_assert(!(direct && BATCH), "the ragged tile is stored sub-tile by sub-tile");
+    /* Compile-time constants except in the ragged tile's copy. */
+    const bool read_c = direct ? beta != 0.0f : (MODE == EPI_BETA || MODE == EPI_BIAS_BETA);
+    const bool has_bias =
+        direct ? p.bias_kind != BIAS_NONE : (MODE == EPI_BIAS || MODE == EPI_BIAS_BETA);
 #pragma unroll
     for (int ch = 0; ch < CHUNKS; ++ch) {
         if constexpr (MASKED) /* a split-K slice: only its sub-tiles */
@@ -488,14 +511,14 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
          * the results differed between two identical calls). */
         if (!BATCH) {
             if (lane == 0) {
-                if (direct)
+                if constexpr (direct)
                     tma_store_wait_read<0>();
                 else
                     tma_store_wait_read<Cfg::EPI_BUFS - 1>();
             }
             __syncwarp();
         }
-        if constexpr (read_c) {
+        if (read_c) {
             /* C is read only here: beta == 0 never touches it (it may hold NaN). */
             if (lane == 0) {
                 mbarrier_arrive_expect_tx(c_full, SUB_BYTES);
@@ -514,7 +537,7 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
                     float &v1 = acc[4 * j + 2 * q + 1];
                     v0 *= alpha;
                     v1 *= alpha;
-                    if constexpr (read_c) {
+                    if (read_c) {
                         const uint32_t src = buf_s + sub_offset<OUT_BYTES>(lane / 4 + 8 * q,
                                                                             8 * jl + 2 * (lane % 4));
                         float2 cv;
@@ -525,7 +548,7 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
                         v0 = fmaf(beta, cv.x, v0);
                         v1 = fmaf(beta, cv.y, v1);
                     }
-                    if constexpr (has_bias) {
+                    if (has_bias) {
                         /* Columns past m (ragged last tile) are never stored. */
                         const int gm = gm0 + 8 * jl + 2 * (lane % 4);
                         v0 += gm < p.m ? load_bias(p, gm) : 0.0f;
@@ -535,7 +558,7 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
             }
         }
         /* The writes below overwrite C values other lanes read above. */
-        if constexpr (read_c)
+        if (read_c)
             __syncwarp();
         if constexpr (OUT_BYTES == 4) {
 #pragma unroll
@@ -565,12 +588,9 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
         /* Generic-proxy writes -> visible to the TMA store (async proxy). */
         fence_proxy_async_shared_cta();
         __syncwarp();
-        if (!direct) {
+        if constexpr (!direct) {
             if (lane == 0) {
-                if (p.c_evict_first)
-                    tma_store_3d_hint(tmap_c, buf, gm0, row0, tc.b, createpolicy_evict_first());
-                else
-                    tma_store_3d(tmap_c, buf, gm0, row0, tc.b);
+                store_sub_tile(tmap_c, buf, gm0, row0, tc.b, policy);
                 tma_store_commit_group();
             }
         } else {
@@ -603,52 +623,45 @@ __device__ __forceinline__ void store_tile(float (&acc)[Cfg::HALVES_PER_CONSUMER
     constexpr int CHUNK_COLS = SW128_ROW / (int)sizeof(TOut);
     constexpr int CHUNKS = Cfg::BLOCK_M / CHUNK_COLS;
     constexpr int HPC = Cfg::HALVES_PER_CONSUMER;
-    const bool direct = p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m;
+    const uint64_t policy = p.c_evict_first ? createpolicy_evict_first() : createpolicy_evict_normal();
+    /* This warp's first C^T row (n) of each of the consumer's M blocks. */
+    int row0[HPC];
+#pragma unroll
+    for (int h = 0; h < HPC; ++h)
+        row0[h] = tc.n0 + (Cfg::COOPERATIVE ? c : h) * WGMMA_M + warp * EPI_ROWS;
     /* A buffer per sub-tile (pingpong, 16-bit C, TMA-stored tile): stage
      * them all, then one fence and the stores back to back. H200 clock64
      * stamps, TN 8448x9216, one sub-tile at a time: per sub-tile ~85
      * cycles of buffer wait, ~50-200 of proxy fence and ~200-250 of TMA
      * store issue by lane 0 (bench/NOTES.md, session 7). */
-    constexpr bool BATCHABLE = !MASKED && HPC * CHUNKS <= Cfg::EPI_BUFS;
-    if (BATCHABLE && !direct) {
+    constexpr bool BATCHABLE = !MASKED && MODE != EPI_RAGGED && HPC * CHUNKS <= Cfg::EPI_BUFS;
+    if constexpr (BATCHABLE) {
         if (lane_id() == 0)
             tma_store_wait_read<0>(); /* the previous tile's stores have read every buffer */
         __syncwarp();
 #pragma unroll
-        for (int h = 0; h < HPC; ++h) {
-            const int row0 = tc.n0 + (Cfg::COOPERATIVE ? c : h) * WGMMA_M + warp * EPI_ROWS;
-            store_m_block<Cfg, TOut, MODE, MASKED, BATCHABLE>(acc[h], p, tc, row0, h * CHUNKS,
-                                                              tmap_c, bufs, c_full, st, alpha,
-                                                              beta, false, mask >> (h * CHUNKS));
-        }
+        for (int h = 0; h < HPC; ++h)
+            store_m_block<Cfg, TOut, MODE, MASKED, true>(acc[h], p, tc, row0[h], h * CHUNKS, tmap_c,
+                                                         bufs, c_full, st, alpha, beta, policy,
+                                                         mask >> (h * CHUNKS));
         /* Generic-proxy writes -> visible to the TMA stores (async proxy). */
         fence_proxy_async_shared_cta();
         __syncwarp();
         if (lane_id() == 0) {
-            const uint64_t policy = createpolicy_evict_first();
 #pragma unroll
-            for (int h = 0; h < HPC; ++h) {
-                const int row0 = tc.n0 + (Cfg::COOPERATIVE ? c : h) * WGMMA_M + warp * EPI_ROWS;
+            for (int h = 0; h < HPC; ++h)
 #pragma unroll
-                for (int ch = 0; ch < CHUNKS; ++ch) {
-                    if (p.c_evict_first)
-                        tma_store_3d_hint(tmap_c, bufs[h * CHUNKS + ch], tc.m0 + ch * CHUNK_COLS,
-                                          row0, tc.b, policy);
-                    else
-                        tma_store_3d(tmap_c, bufs[h * CHUNKS + ch], tc.m0 + ch * CHUNK_COLS, row0,
-                                     tc.b);
-                }
-            }
+                for (int ch = 0; ch < CHUNKS; ++ch)
+                    store_sub_tile(tmap_c, bufs[h * CHUNKS + ch], tc.m0 + ch * CHUNK_COLS, row0[h],
+                                   tc.b, policy);
             tma_store_commit_group();
         }
-        return;
-    }
+    } else {
 #pragma unroll
-    for (int h = 0; h < HPC; ++h) {
-        const int row0 = tc.n0 + (Cfg::COOPERATIVE ? c : h) * WGMMA_M + warp * EPI_ROWS;
-        store_m_block<Cfg, TOut, MODE, MASKED, false>(acc[h], p, tc, row0, h * CHUNKS, tmap_c,
-                                                      bufs, c_full, st, alpha, beta, direct,
-                                                      mask >> (h * CHUNKS));
+        for (int h = 0; h < HPC; ++h)
+            store_m_block<Cfg, TOut, MODE, MASKED, false>(acc[h], p, tc, row0[h], h * CHUNKS,
+                                                          tmap_c, bufs, c_full, st, alpha, beta,
+                                                          policy, mask >> (h * CHUNKS));
     }
 }
 
@@ -662,7 +675,10 @@ __device__ __forceinline__ void store_tile_any(float (&acc)[Cfg::HALVES_PER_CONS
                                                EpiState &st, float alpha, float beta,
                                                uint32_t mask)
 {
-    if (p.bias_kind != BIAS_NONE && beta != 0.0f)
+    if (p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m)
+        store_tile<Cfg, TOut, EPI_RAGGED, MASKED>(acc, p, tc, c, warp, tmap_c, bufs, c_full, st,
+                                                  alpha, beta, mask);
+    else if (p.bias_kind != BIAS_NONE && beta != 0.0f)
         store_tile<Cfg, TOut, EPI_BIAS_BETA, MASKED>(acc, p, tc, c, warp, tmap_c, bufs, c_full, st,
                                                      alpha, beta, mask);
     else if (p.bias_kind != BIAS_NONE)
