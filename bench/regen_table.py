@@ -58,6 +58,14 @@ def pp128_hoist_build_s7(r):
     return r["route"].startswith("pingpong_128x128x64") and int(r["k"]) > 256
 
 
+def pp_before_s8(r):
+    """Every pingpong row (both configurations, split or not) before session
+    8: the epilogue lost a per-sub-tile runtime test that ptxas had turned
+    into a ~130-instruction chain at the head of every epilogue (coop +2-6%
+    at k <= 2048, 128x128 +2% at k = 128-512)."""
+    return r["route"].startswith("pingpong_")
+
+
 # (file, drop-row predicates of that file alone): in the order the header
 # names them.
 SOURCES = [
@@ -85,6 +93,9 @@ SOURCES = [
     ("h200-pingpong-s7.csv", [pp128_hoist_build_s7]),
     ("h100-pingpong-s7.csv", [pp128_hoist_build_s7]),
     ("h200-pingpong-s7-final.csv", []),
+    ("h200-pingpong-s8.csv", []),
+    ("h100-pingpong-s8.csv", []),
+    ("h200-default-policy-s8.csv", []),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose
@@ -94,6 +105,7 @@ KERNEL_CHANGES = [
     (is_small_k_pingpong, "h200-pingpong-s5.csv"),
     (pp_regsum_split_before_s6, "h200-deepk-s6.csv"),
     (pp128_short_k_before_s7, "h200-pingpong-s7.csv"),
+    (pp_before_s8, "h200-pingpong-s8.csv"),
 ]
 
 
@@ -108,7 +120,7 @@ NOTE = ("their pingpong-k, pingpong-sq and prefill rows dropped for h200-all .. 
         "measured before the session-3 epilogue; their skinny_ring rows: before the session-4 staged "
         "epilogue and workspace split; pingpong_128x128x64 rows with k >= 512 of the session-3 files: "
         "before the session-4 early tensor-core handover; pingpong rows of TN 8448x9216 with k <= 256 "
-        "of every file before h200-pingpong-s5.csv: before the session-5 all-of-m raster for short k; pingpong rows of the deepk suite or split 2, 4 or 8 ways of every file before h200-deepk-s6.csv: before the session-6 register-sum split epilogue; unsplit pingpong_128x128x64 rows with k <= 256 of every file before h200-pingpong-s7.csv: before the session-7 short-K variant (batched epilogue); pingpong_128x128x64 rows with k > 256 of h200-pingpong-s7 and h100-pingpong-s7: a build with a reverted change; the default-policy runs re-time what the table routed, so a class that measured below 0.98 there is forwarded")
+        "of every file before h200-pingpong-s5.csv: before the session-5 all-of-m raster for short k; pingpong rows of the deepk suite or split 2, 4 or 8 ways of every file before h200-deepk-s6.csv: before the session-6 register-sum split epilogue; unsplit pingpong_128x128x64 rows with k <= 256 of every file before h200-pingpong-s7.csv: before the session-7 short-K variant (batched epilogue); pingpong_128x128x64 rows with k > 256 of h200-pingpong-s7 and h100-pingpong-s7: a build with a reverted change; every pingpong row of every file before h200-pingpong-s8.csv: before the session-8 epilogue (no ragged-tile test per sub-tile); the default-policy runs re-time what the table routed, so a class that measured below 0.98 there is forwarded")
 
 
 def main(argv):

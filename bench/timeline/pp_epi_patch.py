@@ -34,15 +34,15 @@ rep("""                    tma_store_wait_read<Cfg::EPI_BUFS - 1>();
 rep("""        /* Generic-proxy writes -> visible to the TMA store (async proxy). */
         fence_proxy_async_shared_cta();
         __syncwarp();
-        if (!direct) {""","""        TLE(tk, 2);
+        if constexpr (!direct) {""","""        TLE(tk, 2);
         /* Generic-proxy writes -> visible to the TMA store (async proxy). */
         fence_proxy_async_shared_cta();
         __syncwarp();
         TLE(tk, 3);
-        if (!direct) {""")
-rep("""                    tma_store_3d(tmap_c, buf, gm0, row0, tc.b);
+        if constexpr (!direct) {""")
+rep("""                store_sub_tile(tmap_c, buf, gm0, row0, tc.b, policy);
                 tma_store_commit_group();
-            }""","""                    tma_store_3d(tmap_c, buf, gm0, row0, tc.b);
+            }""","""                store_sub_tile(tmap_c, buf, gm0, row0, tc.b, policy);
                 tma_store_commit_group();
             }
             TLE(tk, 4);""")
