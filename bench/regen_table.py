@@ -96,6 +96,8 @@ SOURCES = [
     ("h200-pingpong-s8.csv", []),
     ("h100-pingpong-s8.csv", []),
     ("h200-default-policy-s8.csv", []),
+    ("h100-default-policy-s8.csv", []),
+    ("h200-default-policy-s8-final.csv", []),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose
