@@ -1149,6 +1149,10 @@ int raster_group_override()
 
 constexpr int SPLIT_MAX = SPLIT_MAX_SLOTS;
 
+/* k-blocks of a problem: the unit of the ring, of split-K and of the
+ * short-K / raster thresholds. */
+int64_t k_blocks_of(int64_t k) { return (k + BLOCK_K - 1) / BLOCK_K; }
+
 struct SplitPlan {
     int splits;      /* 1: no split */
     int tiles;
@@ -1159,7 +1163,7 @@ SplitPlan plan_split(const gs_problem_t *p, const gs_device_t *d, int block_m)
 {
     SplitPlan sp = {1, 0, 0};
     const int64_t tiles = ((p->m + block_m - 1) / block_m) * ((p->n + BLOCK_N - 1) / BLOCK_N) * p->batch;
-    const int64_t kb = (p->k + BLOCK_K - 1) / BLOCK_K;
+    const int64_t kb = k_blocks_of(p->k);
     sp.tiles = (int)(tiles < INT32_MAX ? tiles : INT32_MAX);
     if (d->sm_count < 2 || tiles * 2 > d->sm_count || kb < 2 * SPLIT_MIN_KBLOCKS)
         return sp;
@@ -1217,7 +1221,7 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
     prm.k = (int)k;
     prm.tiles_m = (int)((m + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M);
     prm.tiles_n = (int)((n + BLOCK_N - 1) / BLOCK_N);
-    prm.k_blocks = (int)((k + BLOCK_K - 1) / BLOCK_K);
+    prm.k_blocks = (int)k_blocks_of((int64_t)k);
     prm.total_tiles = prm.tiles_m * prm.tiles_n * (int)batch;
     prm.group_m = Cfg::GROUP_M;
     /* Short K: the call is mostly its output stream. Walking all of m per
@@ -1413,7 +1417,7 @@ extern "C" int gs_pingpong_run(const gs_problem_t *p, const gs_device_t *d,
         return (int)cudaErrorInvalidValue;
     if (cfg == GS_PINGPONG_COOP_256x128x64)
         return launch_types<Cfg256x128>(p, d);
-    if ((p->k + BLOCK_K - 1) / BLOCK_K <= SHORT_K_MAX_KBLOCKS)
+    if (k_blocks_of(p->k) <= SHORT_K_MAX_KBLOCKS)
         return launch_types<Cfg128x128Short>(p, d);
     return launch_types<Cfg128x128>(p, d);
 }
