@@ -220,16 +220,6 @@ __device__ __forceinline__ void fence_proxy_async_global(void)
     asm volatile("fence.proxy.async.global;\n" ::: "memory");
 }
 
-/* Clipped store: elements of the box outside the tensor are not written. */
-__device__ __forceinline__ void tma_store_3d(const void *tmap, const void *smem_src,
-                                             int32_t c0, int32_t c1, int32_t c2)
-{
-    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group"
-                 " [%0, {%2, %3, %4}], [%1];\n"
-                 :: "l"(tmap), "r"(smem_u32(smem_src)), "r"(c0), "r"(c1), "r"(c2)
-                 : "memory");
-}
-
 __device__ __forceinline__ void tma_store_commit_group(void)
 {
     asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
@@ -527,7 +517,8 @@ __device__ __forceinline__ void tma_load_3d_hint(void *smem_dst, const void *tma
                  : "memory");
 }
 
-/* Clipped tensor store with an L2 cache policy (see tma_store_3d). */
+/* Clipped tensor store (elements of the box outside the tensor are not
+ * written) with an L2 cache policy; createpolicy_evict_normal() for none. */
 __device__ __forceinline__ void tma_store_3d_hint(const void *tmap, const void *smem_src,
                                                   int32_t c0, int32_t c1, int32_t c2,
                                                   uint64_t policy)

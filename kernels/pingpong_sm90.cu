@@ -458,14 +458,6 @@ enum EpiMode {
     EPI_RAGGED,
 };
 
-/* TMA store of one staged 16-row sub-tile of C at (gm0, row0, b). The L2
- * policy is the call's (evict_first or normal), made once per tile. */
-__device__ __forceinline__ void store_sub_tile(const CUtensorMap *tmap_c, const uint8_t *buf,
-                                               int gm0, int row0, int b, uint64_t policy)
-{
-    tma_store_3d_hint(tmap_c, buf, gm0, row0, b, policy);
-}
-
 /* One M block (64 rows of C^T) of a finished tile: this warp's 16 rows,
  * sub-tile by sub-tile along m. acc is the M block's accumulator (ACC fp32
  * per thread, wgmma m64nN layout: warp w holds rows 16w..16w+15; lane l holds
@@ -482,7 +474,7 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
     constexpr int OUT_BYTES = (int)sizeof(TOut);
     constexpr int CHUNK_COLS = SW128_ROW / OUT_BYTES; /* m per sub-tile */
     constexpr int CHUNKS = Cfg::BLOCK_M / CHUNK_COLS;
-    const int lane = threadIdx.x % 32;
+    const int lane = lane_id();
     constexpr bool direct = MODE == EPI_RAGGED;
     static_assert(!(direct && BATCH), "the ragged tile is stored sub-tile by sub-tile");
     /* Compile-time constants except in the ragged tile's copy. */
@@ -590,7 +582,7 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
         __syncwarp();
         if constexpr (!direct) {
             if (lane == 0) {
-                store_sub_tile(tmap_c, buf, gm0, row0, tc.b, policy);
+                tma_store_3d_hint(tmap_c, buf, gm0, row0, tc.b, policy);
                 tma_store_commit_group();
             }
         } else {
@@ -623,6 +615,7 @@ __device__ __forceinline__ void store_tile(float (&acc)[Cfg::HALVES_PER_CONSUMER
     constexpr int CHUNK_COLS = SW128_ROW / (int)sizeof(TOut);
     constexpr int CHUNKS = Cfg::BLOCK_M / CHUNK_COLS;
     constexpr int HPC = Cfg::HALVES_PER_CONSUMER;
+    /* The call's L2 policy for every TMA store of the tile. */
     const uint64_t policy = p.c_evict_first ? createpolicy_evict_first() : createpolicy_evict_normal();
     /* This warp's first C^T row (n) of each of the consumer's M blocks. */
     int row0[HPC];
@@ -652,8 +645,8 @@ __device__ __forceinline__ void store_tile(float (&acc)[Cfg::HALVES_PER_CONSUMER
             for (int h = 0; h < HPC; ++h)
 #pragma unroll
                 for (int ch = 0; ch < CHUNKS; ++ch)
-                    store_sub_tile(tmap_c, bufs[h * CHUNKS + ch], tc.m0 + ch * CHUNK_COLS, row0[h],
-                                   tc.b, policy);
+                    tma_store_3d_hint(tmap_c, bufs[h * CHUNKS + ch], tc.m0 + ch * CHUNK_COLS,
+                                      row0[h], tc.b, policy);
             tma_store_commit_group();
         }
     } else {

@@ -40,9 +40,9 @@ rep("""        /* Generic-proxy writes -> visible to the TMA store (async proxy)
         __syncwarp();
         TLE(tk, 3);
         if constexpr (!direct) {""")
-rep("""                store_sub_tile(tmap_c, buf, gm0, row0, tc.b, policy);
+rep("""                tma_store_3d_hint(tmap_c, buf, gm0, row0, tc.b, policy);
                 tma_store_commit_group();
-            }""","""                store_sub_tile(tmap_c, buf, gm0, row0, tc.b, policy);
+            }""","""                tma_store_3d_hint(tmap_c, buf, gm0, row0, tc.b, policy);
                 tma_store_commit_group();
             }
             TLE(tk, 4);""")
