@@ -232,6 +232,10 @@ int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
             c->workspace_cap = (size_t)mb << 20;
     }
     parse_bool(c, "GEMMSHIM_DLSYM", get("GEMMSHIM_DLSYM"), &c->intercept_dlsym);
+    const char *pd = get("GEMMSHIM_PDL");
+    c->pdl = 1;
+    if (pd)
+        parse_bool(c, "GEMMSHIM_PDL", pd, &c->pdl);
     parse_test_device(c, get("GEMMSHIM_TEST_DEVICE"));
     if (c->error) {
         c->routing.mode = GS_MODE_OFF;

@@ -56,6 +56,7 @@ typedef struct gs_config {
     double verify_tol;             /* GEMMSHIM_VERIFY_TOL, 0: per-type defaults */
     size_t workspace_cap;          /* GEMMSHIM_WORKSPACE_MB, bytes per (device, stream) */
     int intercept_dlsym;           /* GEMMSHIM_DLSYM=1: answer dlsym look-ups of entry points */
+    int pdl;                       /* GEMMSHIM_PDL (default 1): programmatic dependent launch */
     int test_device;               /* GEMMSHIM_TEST_DEVICE given */
     gs_device_t test_dev;
     int error;                     /* a value was rejected */

@@ -91,6 +91,13 @@ typedef struct gs_problem {
      * kernels/gs_kernels.h for its contract); NULL / 0 otherwise. */
     void *workspace;
     size_t workspace_size;
+
+    /* Launch with programmatic dependent launch (GEMMSHIM_PDL, on by
+     * default): the kernel's grid may be set up while the previous grid on
+     * the stream drains, and waits (griddepcontrol.wait) for that grid's
+     * completion and memory before its first global memory access. Kernels
+     * that do not wait so ignore it. */
+    int pdl;
 } gs_problem_t;
 
 /* Bytes of one element of t (0 for GS_DT_OTHER). */

@@ -930,6 +930,16 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
         mbarrier_init(&ss.red_full, 1);
         fence_mbarrier_init();
     }
+    /* Programmatic dependent launch (a no-op unless the host launched with
+     * it, gs_problem_t::pdl): nothing in global memory (operands, scalars,
+     * C, the bias, the split counters) is touched before the grid this one
+     * depends on completed and its writes are visible; the set-up above
+     * (kernel parameters, shared memory) overlaps that grid's drain. This
+     * grid never triggers its dependents early (launch_dependents): the
+     * implicit trigger as its CTAs exit is what measured fastest (an early
+     * trigger lets the next grid's waiting CTAs take SMs; bench/NOTES.md,
+     * session 9). */
+    griddepcontrol_wait();
     __syncthreads();
 
     if (role == PRODUCER) {
@@ -1262,17 +1272,22 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
     cfg.blockDim = dim3(NUM_THREADS);
     cfg.dynamicSmemBytes = SMEM;
     cfg.stream = static_cast<cudaStream_t>(pr->stream);
-    cudaLaunchAttribute attr[1];
+    cudaLaunchAttribute attr[2];
+    unsigned na = 0;
     cfg.gridDim = SPLIT ? dim3((unsigned)prm.total_units) : cfg.gridDim;
     if (SPLIT) {
         /* One CTA per unit, all resident at once: units wait on each other
          * (tile semaphores), which a cooperative launch makes safe; it fails
          * (and the call falls back) rather than run a grid that cannot fit. */
-        attr[0].id = cudaLaunchAttributeCooperative;
-        attr[0].val.cooperative = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
+        attr[na].id = cudaLaunchAttributeCooperative;
+        attr[na++].val.cooperative = 1;
     }
+    if (pr->pdl) {
+        attr[na].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[na++].val.programmaticStreamSerializationAllowed = 1;
+    }
+    cfg.attrs = na ? attr : nullptr;
+    cfg.numAttrs = na;
     cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, tp, tq, tc, prm);
     if (e != cudaSuccess)
         (void)cudaGetLastError();

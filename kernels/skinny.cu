@@ -297,13 +297,13 @@ skinny_tn(const skinny_params prm)
     const int whole_chunks = prm.k / CHUNK;
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    /* Programmatic dependent launch: let the next kernel's blocks start as
-     * this grid's blocks retire; read nothing before the grids this one
-     * depends on are complete (griddepcontrol.wait is a no-op without the
-     * launch attribute). (An L2 prefetch of the first iterations' weights
-     * before the wait, one per lane and load, measured 10-17% slower on
-     * H200.) */
-    griddepcontrol_launch_dependents();
+    /* Programmatic dependent launch: read nothing before the grid this one
+     * depends on is complete (griddepcontrol.wait is a no-op without the
+     * launch attribute). The next grid is not triggered early: the implicit
+     * trigger as blocks exit measured 2-3% faster at 4096x{1,8}x4096 (H200,
+     * session 9); an early trigger lets its waiting blocks take SMs. (An L2
+     * prefetch of the first iterations' weights before the wait, one per
+     * lane and load, measured 10-17% slower on H200.) */
     griddepcontrol_wait();
 #endif
     const float alpha = prm.alpha_ptr ? *prm.alpha_ptr : prm.alpha;
@@ -460,15 +460,14 @@ skinny_ring_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap
     constexpr int STAGES = Cfg::STAGES, RB = Cfg::ROW_BYTES;
     constexpr int PRODUCER = W; /* warp index of the producer */
     extern __shared__ unsigned char smem_raw[];
-    griddepcontrol_launch_dependents();
     const RingBlock rb = ring_block_setup<Cfg, CLUSTER>(prm, smem_raw, &tmap_a, &tmap_b);
     unsigned char *const smem = rb.smem;
     uint64_t *const full = rb.full, *const empty = rb.empty;
     const int cluster = rb.cluster, rank = rb.rank, b = rb.b, row0 = rb.row0;
     const int s_begin = rb.s_begin, s_end = rb.s_end;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    /* The host launches this kernel without programmatic dependent launch
-     * (see plan_of); the wait keeps it correct if it ever is. */
+    /* Programmatic dependent launch (plan_of): nothing in global memory is
+     * read before the previous grid completed. */
     griddepcontrol_wait();
     __syncthreads(); /* barrier initialisation visible to all */
 
@@ -748,33 +747,36 @@ struct skinny_plan {
  * a cluster split adds a reduction: with splits of 8 it ran 0.47-0.80x
  * cuBLAS where the register kernel ran 0.63-1.22x. It takes n > 8 where
  * the row blocks need a split of at most SKINNY_RING_MAX_CLUSTER (large
- * m); the register kernel, launched with programmatic dependent launch
- * (5-9% on 10-us calls), takes the rest. The ring kernel is launched
- * without it: with an L2 prefetch of its first stages before the
- * dependency wait it measured 3-9% slower. */
+ * m); the register kernel takes the rest. Both are launched with
+ * programmatic dependent launch where p->pdl asks for it (the call's launch
+ * overlaps the previous grid's drain: register kernel 5-9% on 10-us calls,
+ * ring 4-8% on 12-20 us calls, session 9). Neither triggers the next grid
+ * early nor prefetches weights to L2 before its dependency wait: both
+ * measured slower (bench/NOTES.md, session 9). */
 skinny_plan plan_of(const gs_problem_t *p, const gs_device_t *d, bool ws_ok = true)
 {
     const n_bucket nb = bucket_of(p->n);
-    skinny_plan pl = {false, 1, d->cc_major >= 9, false};
+    const bool pdl = d->cc_major >= 9 && p->pdl;
+    skinny_plan pl = {false, 1, pdl, false};
     const cfg_shape rs = ring_shape(nb);
     if (d->cc_major >= 9 && p->n > skinny_cfg_n8::N_MAX && d->smem_optin >= (size_t)rs.smem_bytes) {
         if (wg_on(d)) {
             const int64_t slots = (p->m + rs.block_m - 1) / rs.block_m * p->batch;
             if (ws_ok && wg_env().ws > 0 && slots <= (int64_t)(GS_WS_FLAG_BYTES / sizeof(int)) &&
                 slots * wg_env().ws <= (int64_t)d->sm_count * rs.per_sm)
-                return {true, wg_env().ws, false, true};
+                return {true, wg_env().ws, pdl, true};
             if (wg_env().ck > 0)
-                return {true, std::min(wg_env().ck, SKINNY_MAX_CLUSTER), false, false};
+                return {true, std::min(wg_env().ck, SKINNY_MAX_CLUSTER), pdl, false};
             const int c = choose_cluster_wg(p, d, nb, rs);
             const int s = ws_ok ? choose_ws_split(p, d, nb, rs, c) : 0;
             if (s > 0)
-                return {true, s, false, true};
+                return {true, s, pdl, true};
             if (c > 0)
-                return {true, c, false, false};
+                return {true, c, pdl, false};
         }
         const int c = choose_cluster(p, d, rs, SKINNY_RING_MIN_STAGES_PER_CTA);
         if (c <= SKINNY_RING_MAX_CLUSTER)
-            return {true, c, false, false};
+            return {true, c, pdl, false};
     }
     pl.cluster = choose_cluster(p, d, reg_shape(nb), MIN_ITERS_PER_BLOCK);
     return pl;
@@ -896,7 +898,7 @@ cudaError_t ring_launch(const gs_problem_t *p, const gs_device_t *d, const skinn
         return (cudaError_t)gs_skinny_wg_launch(
             &prm, &ta, &tb, Cfg::N_MAX, Cfg::BLOCK_M, p->a_type == GS_DT_F16, p->c_type == GS_DT_F32,
             (unsigned)(row_blocks * pl.cluster), (unsigned)p->batch, pl.cluster,
-            pl.ws ? &ws : nullptr, p->stream, d->ordinal);
+            pl.ws ? &ws : nullptr, pl.pdl ? 1 : 0, p->stream, d->ordinal);
     }
     auto k_plain = skinny_ring_tn<Cfg, In, Out, false>;
     auto k_cluster = skinny_ring_tn<Cfg, In, Out, true>;

@@ -250,6 +250,13 @@ skinny_ring_wg_tn(const skinny_params prm, const __grid_constant__ CUtensorMap t
     const int cluster = rb.cluster, rank = rb.rank, b = rb.b, row0 = rb.row0;
     const int s_begin = rb.s_begin, s_end = rb.s_end;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    /* Programmatic dependent launch (a no-op without it): the set-up above
+     * touched no global memory; everything after may read what the
+     * previous grid on the stream wrote. No early trigger of the next grid:
+     * its waiting CTAs would take the SMs this grid leaves idle, which
+     * measured 5-30% slower, and a TMA L2 prefetch of the first stages
+     * before the wait 3-40% slower (bench/NOTES.md, session 9). */
+    griddepcontrol_wait();
     __syncthreads();
 
     const float alpha = prm.alpha_ptr ? *prm.alpha_ptr : prm.alpha;
@@ -355,7 +362,7 @@ skinny_ring_wg_tn(const skinny_params prm, const __grid_constant__ CUtensorMap t
 template <class Cfg, class In, class Out>
 cudaError_t wg_launch(const skinny_params *prm, const CUtensorMap *ta, const CUtensorMap *tb,
                       unsigned grid_x, unsigned grid_y, int cluster, const skinny_ws *ws,
-                      cudaStream_t stream, int ordinal)
+                      int pdl, cudaStream_t stream, int ordinal)
 {
     auto k_plain = skinny_ring_wg_tn<Cfg, In, Out, SPLIT_NONE>;
     auto k_cluster = skinny_ring_wg_tn<Cfg, In, Out, SPLIT_CLUSTER>;
@@ -371,40 +378,44 @@ cudaError_t wg_launch(const skinny_params *prm, const CUtensorMap *ta, const CUt
     lc.blockDim = dim3(Cfg::THREADS, 1, 1);
     lc.dynamicSmemBytes = Cfg::SMEM_BYTES;
     lc.stream = stream;
-    cudaLaunchAttribute attr[1];
-    const skinny_ws none = {nullptr, nullptr};
-    if (cluster > 1 && ws) {
+    cudaLaunchAttribute attr[2];
+    unsigned na = 0;
+    const bool use_ws = cluster > 1 && ws;
+    if (use_ws) {
         if (!ws->counters || !ws->partials)
             return cudaErrorInvalidValue;
         /* The blocks of a row block wait for each other: all resident, or
          * the launch fails (and the call falls back) instead of hanging. */
-        attr[0].id = cudaLaunchAttributeCooperative;
-        attr[0].val.cooperative = 1;
-        lc.attrs = attr;
-        lc.numAttrs = 1;
+        attr[na].id = cudaLaunchAttributeCooperative;
+        attr[na++].val.cooperative = 1;
+    } else if (cluster > 1) {
+        attr[na].id = cudaLaunchAttributeClusterDimension;
+        attr[na].val.clusterDim.x = (unsigned)cluster;
+        attr[na].val.clusterDim.y = 1;
+        attr[na++].val.clusterDim.z = 1;
+    }
+    if (pdl) {
+        attr[na].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[na++].val.programmaticStreamSerializationAllowed = 1;
+    }
+    lc.attrs = na ? attr : nullptr;
+    lc.numAttrs = na;
+    if (use_ws)
         return cudaLaunchKernelEx(&lc, k_ws, *prm, *ta, *tb, *ws);
-    }
-    if (cluster > 1) {
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = (unsigned)cluster;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        lc.attrs = attr;
-        lc.numAttrs = 1;
-    }
+    const skinny_ws none = {nullptr, nullptr};
     return cudaLaunchKernelEx(&lc, cluster > 1 ? k_cluster : k_plain, *prm, *ta, *tb, none);
 }
 
 template <class Cfg>
 cudaError_t wg_launch_types(const skinny_params *prm, const CUtensorMap *ta, const CUtensorMap *tb,
                             int in_f16, int out_f32, unsigned gx, unsigned gy, int cluster,
-                            const skinny_ws *ws, cudaStream_t stream, int ordinal)
+                            const skinny_ws *ws, int pdl, cudaStream_t stream, int ordinal)
 {
     if (!in_f16)
-        return out_f32 ? wg_launch<Cfg, __nv_bfloat16, float>(prm, ta, tb, gx, gy, cluster, ws, stream, ordinal)
-                       : wg_launch<Cfg, __nv_bfloat16, __nv_bfloat16>(prm, ta, tb, gx, gy, cluster, ws, stream, ordinal);
-    return out_f32 ? wg_launch<Cfg, __half, float>(prm, ta, tb, gx, gy, cluster, ws, stream, ordinal)
-                   : wg_launch<Cfg, __half, __half>(prm, ta, tb, gx, gy, cluster, ws, stream, ordinal);
+        return out_f32 ? wg_launch<Cfg, __nv_bfloat16, float>(prm, ta, tb, gx, gy, cluster, ws, pdl, stream, ordinal)
+                       : wg_launch<Cfg, __nv_bfloat16, __nv_bfloat16>(prm, ta, tb, gx, gy, cluster, ws, pdl, stream, ordinal);
+    return out_f32 ? wg_launch<Cfg, __half, float>(prm, ta, tb, gx, gy, cluster, ws, pdl, stream, ordinal)
+                   : wg_launch<Cfg, __half, __half>(prm, ta, tb, gx, gy, cluster, ws, pdl, stream, ordinal);
 }
 
 int skinny_ring_cfg_block_m(int n_max)
@@ -419,18 +430,18 @@ int skinny_ring_cfg_block_m(int n_max)
 extern "C" int gs_skinny_wg_launch(const skinny_params *prm, const CUtensorMap *ta,
                                    const CUtensorMap *tb, int n_max, int block_m, int in_f16, int out_f32,
                                    unsigned grid_x, unsigned grid_y, int cluster,
-                                   const skinny_ws *ws, void *stream, int ordinal)
+                                   const skinny_ws *ws, int pdl, void *stream, int ordinal)
 {
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     if (block_m != skinny_ring_cfg_block_m(n_max))
         return (int)cudaErrorInvalidValue;
     switch (n_max) {
     case skinny_ring_n16::N_MAX:
-        return (int)wg_launch_types<skinny_ring_n16>(prm, ta, tb, in_f16, out_f32, grid_x, grid_y, cluster, ws, s, ordinal);
+        return (int)wg_launch_types<skinny_ring_n16>(prm, ta, tb, in_f16, out_f32, grid_x, grid_y, cluster, ws, pdl, s, ordinal);
     case skinny_ring_n32::N_MAX:
-        return (int)wg_launch_types<skinny_ring_n32>(prm, ta, tb, in_f16, out_f32, grid_x, grid_y, cluster, ws, s, ordinal);
+        return (int)wg_launch_types<skinny_ring_n32>(prm, ta, tb, in_f16, out_f32, grid_x, grid_y, cluster, ws, pdl, s, ordinal);
     case skinny_ring_n64::N_MAX:
-        return (int)wg_launch_types<skinny_ring_n64>(prm, ta, tb, in_f16, out_f32, grid_x, grid_y, cluster, ws, s, ordinal);
+        return (int)wg_launch_types<skinny_ring_n64>(prm, ta, tb, in_f16, out_f32, grid_x, grid_y, cluster, ws, pdl, s, ordinal);
     default:
         return (int)cudaErrorInvalidValue;
     }

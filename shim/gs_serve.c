@@ -64,6 +64,7 @@ static void describe(const gs_call_t *c, const gs_handle_state_t *hs, gs_problem
     p->beta = c->beta;
     p->scalars_on_device = hs->scalars_on_device;
     p->stream = hs->stream;
+    p->pdl = gs_cfg()->pdl;
     if (c->bias) {
         p->bias = c->bias;
         p->bias_type = gs_dtype_from_cuda(c->bias_type);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|sanitize|parity|graph|verify|ab|linked|sample|lt|direct BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|sanitize|parity|graph|pdl|verify|ab|linked|sample|lt|direct BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -120,6 +120,20 @@ case $what in
     GEMMSHIM_SWEEP_DECODE=1 cs memcheck skinny test_hgemm_sweep
     GEMMSHIM_SWEEP_DECODE=1 cs racecheck skinny test_hgemm_sweep
     [ $fails -eq 0 ] || exit 1
+    ;;
+  pdl)
+    # dependent calls back to back (programmatic dependent launch, the
+    # default): each pingpong configuration with the decode kernel
+    for k in pingpong_128x128x64 pingpong_coop_256x128x64; do
+      rm -f "$log"
+      GEMMSHIM_KERNELS=skinny,$k GEMMSHIM_POLICY=eligible run "$bin/test_pdl_chain"; rc=$?
+      [ $rc -eq 0 ] || exit $rc
+      for r in "-> skinny_ring" "-> ${k}[ (]" "-> ${k}_splitk"; do
+        grep -q -- "$r" "$log" || { echo "FAIL: no call served by '$r':"; cat "$log"; exit 1; }
+      done
+      ! grep -q 'fallback: ' "$log" || { echo "FAIL: fallbacks:"; grep 'fallback: ' "$log"; exit 1; }
+      echo "pdl: $k: $(grep -c -- '-> ' "$log") signatures routed, no fallback"
+    done
     ;;
   graph)
     GEMMSHIM_POLICY=eligible run "$bin/test_graph_threads"; rc=$?

@@ -132,6 +132,7 @@ static void run_case(const bias_case_t *c, const gs_device_t *d, float *d_scalar
     gs_problem_t p;
     memset(&p, 0, sizeof p);
     p.entry = GS_EP_LT_MATMUL;
+    p.pdl = (int)(m & 1); /* programmatic dependent launch (the shim's default) both ways */
     p.a_type = p.b_type = c->in;
     p.c_type = c->out;
     p.compute = GS_CT_F32;

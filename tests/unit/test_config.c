@@ -133,6 +133,16 @@ static void good_values(void)
     CHECK_EQ_INT(c.intercept_dlsym, 1);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_DLSYM", "on", NULL), -1);
     CHECK_CONTAINS(c.error_msg, "GEMMSHIM_DLSYM");
+    /* GEMMSHIM_PDL: programmatic dependent launch, on unless switched off */
+    CHECK_EQ_INT(parse_env(&c, NULL), 0);
+    CHECK_EQ_INT(c.pdl, 1);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_PDL", "0", NULL), 0);
+    CHECK_EQ_INT(c.pdl, 0);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_PDL", "1", NULL), 0);
+    CHECK_EQ_INT(c.pdl, 1);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_PDL", "off", NULL), -1);
+    CHECK_CONTAINS(c.error_msg, "GEMMSHIM_PDL");
+    CHECK_EQ_INT(c.routing.mode, GS_MODE_OFF);
 
     CHECK_EQ_INT(parse_env(&c, NULL), 0);
     CHECK_EQ_INT(c.log_timing, 1);
