@@ -66,6 +66,14 @@ def pp_before_s8(r):
     return r["route"].startswith("pingpong_")
 
 
+def pdl_before_s9(r):
+    """Every pingpong and decode (skinny) row before session 9: these kernels
+    are launched with programmatic dependent launch since then (the launch
+    overlaps the previous grid's drain: ~1 us per call, decode ring +4-8%,
+    pingpong +1-3% at small k)."""
+    return r["route"].startswith("pingpong_") or r["route"].startswith("skinny_")
+
+
 # (file, drop-row predicates of that file alone): in the order the header
 # names them.
 SOURCES = [
@@ -98,6 +106,10 @@ SOURCES = [
     ("h200-default-policy-s8.csv", []),
     ("h100-default-policy-s8.csv", []),
     ("h200-default-policy-s8-final.csv", []),
+    ("h200-suites-s9.csv", []),
+    ("h100-suites-s9.csv", []),
+    ("h200-default-policy-s9.csv", []),
+    ("h100-default-policy-s9.csv", []),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose
@@ -108,6 +120,7 @@ KERNEL_CHANGES = [
     (pp_regsum_split_before_s6, "h200-deepk-s6.csv"),
     (pp128_short_k_before_s7, "h200-pingpong-s7.csv"),
     (pp_before_s8, "h200-pingpong-s8.csv"),
+    (pdl_before_s9, "h200-suites-s9.csv"),
 ]
 
 
@@ -122,7 +135,7 @@ NOTE = ("their pingpong-k, pingpong-sq and prefill rows dropped for h200-all .. 
         "measured before the session-3 epilogue; their skinny_ring rows: before the session-4 staged "
         "epilogue and workspace split; pingpong_128x128x64 rows with k >= 512 of the session-3 files: "
         "before the session-4 early tensor-core handover; pingpong rows of TN 8448x9216 with k <= 256 "
-        "of every file before h200-pingpong-s5.csv: before the session-5 all-of-m raster for short k; pingpong rows of the deepk suite or split 2, 4 or 8 ways of every file before h200-deepk-s6.csv: before the session-6 register-sum split epilogue; unsplit pingpong_128x128x64 rows with k <= 256 of every file before h200-pingpong-s7.csv: before the session-7 short-K variant (batched epilogue); pingpong_128x128x64 rows with k > 256 of h200-pingpong-s7 and h100-pingpong-s7: a build with a reverted change; every pingpong row of every file before h200-pingpong-s8.csv: before the session-8 epilogue (no ragged-tile test per sub-tile); the default-policy runs re-time what the table routed, so a class that measured below 0.98 there is forwarded")
+        "of every file before h200-pingpong-s5.csv: before the session-5 all-of-m raster for short k; pingpong rows of the deepk suite or split 2, 4 or 8 ways of every file before h200-deepk-s6.csv: before the session-6 register-sum split epilogue; unsplit pingpong_128x128x64 rows with k <= 256 of every file before h200-pingpong-s7.csv: before the session-7 short-K variant (batched epilogue); pingpong_128x128x64 rows with k > 256 of h200-pingpong-s7 and h100-pingpong-s7: a build with a reverted change; every pingpong row of every file before h200-pingpong-s8.csv: before the session-8 epilogue (no ragged-tile test per sub-tile); every pingpong and skinny row of every file before h200-suites-s9.csv: before the session-9 programmatic dependent launch; the default-policy runs re-time what the table routed, so a class that measured below 0.98 there is forwarded")
 
 
 def main(argv):
