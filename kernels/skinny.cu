@@ -48,10 +48,11 @@
  * operands from it, and its own cluster rule (choose_cluster_wg), which
  * also takes the ring to m = 4096 (bench/notes-decode.md, v5).
  *
- * The register kernel launches with programmatic dependent launch on
- * sm_90: its blocks may become resident while the previous kernel of the
- * stream drains, and read nothing another grid may write (operands, device
- * scalars, C) before griddepcontrol.wait.
+ * Both kernels launch with programmatic dependent launch on sm_90 when
+ * p->pdl asks for it (GEMMSHIM_PDL, on by default): their grid may be set
+ * up while the previous kernel of the stream drains, and they touch nothing
+ * another grid may write or read (operands, device scalars, C, the bias, the
+ * workspace) before griddepcontrol.wait.
  *
  * Epilogue, both kernels: C = alpha * acc + beta * C (+ bias[row], the
  * cublasLt BIAS epilogue), rounded once to the output type; beta == 0 never
@@ -934,7 +935,7 @@ cudaError_t launch_bucket(const gs_problem_t *p, const gs_device_t *d, const ski
         if (e != cudaErrorNotSupported)
             return e;
         /* no tensor maps for these operands: the register kernel */
-        pl = {false, choose_cluster(p, d, reg_shape(nb), MIN_ITERS_PER_BLOCK), true, false};
+        pl = {false, choose_cluster(p, d, reg_shape(nb), MIN_ITERS_PER_BLOCK), pl.pdl, false};
     }
     switch (nb) {
     case BUCKET_N8: return skinny_launch<skinny_cfg_n8, In, Out>(p, pl);

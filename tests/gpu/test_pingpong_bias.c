@@ -178,7 +178,7 @@ int main(void)
             gs_problem_t p;
             memset(&p, 0, sizeof p);
             p.entry = batch > 1 ? GS_EP_GEMMEX_STRIDED : GS_EP_LT_MATMUL;
-            p.pdl = cfg == 0; /* programmatic dependent launch: both ways */
+            p.pdl = (int)((ci + (size_t)cfg) & 1); /* programmatic dependent launch: both ways */
             p.a_type = p.b_type = tc->ab == CUDA_R_16BF ? GS_DT_BF16 : GS_DT_F16;
             p.c_type = tc->c == CUDA_R_32F ? GS_DT_F32 : p.a_type;
             p.compute = GS_CT_F32;
