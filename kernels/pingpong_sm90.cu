@@ -73,6 +73,7 @@
 #include <stdint.h>
 
 #include "gs_kernels.h"
+#include "gs_launch_attrs.cuh"
 #include "gs_ptx.cuh"
 #include "gs_smem_limit.cuh"
 
@@ -1272,22 +1273,13 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
     cfg.blockDim = dim3(NUM_THREADS);
     cfg.dynamicSmemBytes = SMEM;
     cfg.stream = static_cast<cudaStream_t>(pr->stream);
-    cudaLaunchAttribute attr[2];
-    unsigned na = 0;
     cfg.gridDim = SPLIT ? dim3((unsigned)prm.total_units) : cfg.gridDim;
-    if (SPLIT) {
-        /* One CTA per unit, all resident at once: units wait on each other
-         * (tile semaphores), which a cooperative launch makes safe; it fails
-         * (and the call falls back) rather than run a grid that cannot fit. */
-        attr[na].id = cudaLaunchAttributeCooperative;
-        attr[na++].val.cooperative = 1;
-    }
-    if (pr->pdl) {
-        attr[na].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr[na++].val.programmaticStreamSerializationAllowed = 1;
-    }
-    cfg.attrs = na ? attr : nullptr;
-    cfg.numAttrs = na;
+    /* Split: one CTA per unit, all resident at once: units wait on each
+     * other (tile semaphores), which a cooperative launch makes safe; it
+     * fails (and the call falls back) rather than run a grid that cannot
+     * fit. */
+    cudaLaunchAttribute attr[2];
+    gs_set_launch_attrs(cfg, attr, SPLIT, 1, pr->pdl != 0);
     cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, tp, tq, tc, prm);
     if (e != cudaSuccess)
         (void)cudaGetLastError();

@@ -74,6 +74,7 @@
 #include <cooperative_groups.h>
 
 #include "gs_kernels.h"
+#include "gs_launch_attrs.cuh"
 #include "gs_problem.h"
 #include "gs_ptx.cuh"
 #include "gs_smem_limit.cuh"
@@ -810,27 +811,6 @@ void fill_params(skinny_params &prm, const gs_problem_t *p, int cluster)
     prm.bias_type = (int)p->bias_type;
 }
 
-/* Launch attributes: the cluster shape (when splitting) and programmatic
- * stream serialization (when pdl); attr must outlive the launch call. */
-void set_launch_attrs(cudaLaunchConfig_t &lc, cudaLaunchAttribute (&attr)[2], int cluster, bool pdl)
-{
-    int na = 0;
-    if (cluster > 1) {
-        attr[na].id = cudaLaunchAttributeClusterDimension;
-        attr[na].val.clusterDim.x = (unsigned)cluster;
-        attr[na].val.clusterDim.y = 1;
-        attr[na].val.clusterDim.z = 1;
-        ++na;
-    }
-    if (pdl) {
-        attr[na].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr[na].val.programmaticStreamSerializationAllowed = 1;
-        ++na;
-    }
-    lc.attrs = na ? attr : nullptr;
-    lc.numAttrs = (unsigned)na;
-}
-
 template <class Cfg, class In, class Out>
 cudaError_t skinny_launch(const gs_problem_t *p, const skinny_plan &pl)
 {
@@ -843,7 +823,7 @@ cudaError_t skinny_launch(const gs_problem_t *p, const skinny_plan &pl)
     lc.dynamicSmemBytes = 0;
     lc.stream = static_cast<cudaStream_t>(p->stream);
     cudaLaunchAttribute attr[2];
-    set_launch_attrs(lc, attr, pl.cluster, pl.pdl);
+    gs_set_launch_attrs(lc, attr, false, pl.cluster, pl.pdl);
     return cudaLaunchKernelEx(&lc, pl.cluster > 1 ? skinny_tn<Cfg, In, Out, true>
                                                   : skinny_tn<Cfg, In, Out, false>,
                               prm);
@@ -915,7 +895,7 @@ cudaError_t ring_launch(const gs_problem_t *p, const gs_device_t *d, const skinn
     lc.dynamicSmemBytes = Cfg::SMEM_BYTES;
     lc.stream = static_cast<cudaStream_t>(p->stream);
     cudaLaunchAttribute attr[2];
-    set_launch_attrs(lc, attr, pl.cluster, pl.pdl);
+    gs_set_launch_attrs(lc, attr, false, pl.cluster, pl.pdl);
     return cudaLaunchKernelEx(&lc, pl.cluster > 1 ? k_cluster : k_plain, prm, ta, tb);
 }
 

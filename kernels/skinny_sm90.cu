@@ -38,6 +38,7 @@
 #include <cooperative_groups.h>
 
 #include "gs_kernels.h"
+#include "gs_launch_attrs.cuh"
 #include "gs_ptx.cuh"
 #include "gs_smem_limit.cuh"
 #include "skinny_config.h"
@@ -378,28 +379,14 @@ cudaError_t wg_launch(const skinny_params *prm, const CUtensorMap *ta, const CUt
     lc.blockDim = dim3(Cfg::THREADS, 1, 1);
     lc.dynamicSmemBytes = Cfg::SMEM_BYTES;
     lc.stream = stream;
-    cudaLaunchAttribute attr[2];
-    unsigned na = 0;
     const bool use_ws = cluster > 1 && ws;
-    if (use_ws) {
-        if (!ws->counters || !ws->partials)
-            return cudaErrorInvalidValue;
-        /* The blocks of a row block wait for each other: all resident, or
-         * the launch fails (and the call falls back) instead of hanging. */
-        attr[na].id = cudaLaunchAttributeCooperative;
-        attr[na++].val.cooperative = 1;
-    } else if (cluster > 1) {
-        attr[na].id = cudaLaunchAttributeClusterDimension;
-        attr[na].val.clusterDim.x = (unsigned)cluster;
-        attr[na].val.clusterDim.y = 1;
-        attr[na++].val.clusterDim.z = 1;
-    }
-    if (pdl) {
-        attr[na].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr[na++].val.programmaticStreamSerializationAllowed = 1;
-    }
-    lc.attrs = na ? attr : nullptr;
-    lc.numAttrs = na;
+    if (use_ws && (!ws->counters || !ws->partials))
+        return cudaErrorInvalidValue;
+    /* Workspace split: the blocks of a row block wait for each other, so all
+     * resident (cooperative), or the launch fails (and the call falls back)
+     * instead of hanging. */
+    cudaLaunchAttribute attr[2];
+    gs_set_launch_attrs(lc, attr, use_ws, cluster, pdl != 0);
     if (use_ws)
         return cudaLaunchKernelEx(&lc, k_ws, *prm, *ta, *tb, *ws);
     const skinny_ws none = {nullptr, nullptr};
