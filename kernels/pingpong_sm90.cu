@@ -19,9 +19,11 @@
  *              against 32 KB per 1M MACs for 128x128: the shared-memory
  *              traffic per MAC (TMA writes plus wgmma operand reads) drops by
  *              about a fifth, which is what bounds the 128x128 tile at
- *              large k (H200: 8192^3 went from 0.97 to 1.00 of cuBLAS). The
- *              epilogue does not overlap the math here, so it loses to the
- *              pingpong tile at small k (0.63 vs 0.66 of cuBLAS at k = 64).
+ *              large k (H200: 8192^3 went from 0.97 to 1.00 of cuBLAS). No
+ *              second consumer hides its epilogue, so half of it is deferred
+ *              into the next tile's first k-blocks (deferred_store: H200,
+ *              TN 8448x9216, K = 256..2048 +2-4%); at k = 64 it still loses
+ *              to the pingpong tile.
  *
  * Epilogue (both arrangements). Each consumer warp stores its own 16 rows of
  * C^T independently: per 16 x 128-byte sub-tile it waits only until the TMA
@@ -242,6 +244,17 @@ constexpr int EARLY_TURN_MIN_KBLOCKS = 8;
  * 16 bytes of rounding in the stage ring). */
 constexpr int SPLIT_MAX_SLOTS = 128;
 
+/* Params::c_flags.
+ * C_EVICT_FIRST: C is larger than the whole L2: its stores carry an
+ *   evict_first policy, so the stream of output lines is what L2 gives up
+ *   first, not the operand strips every tile re-reads (H200, TN
+ *   8448x9216x64-256, 156 MB of C: 4-8% faster). Outputs that fit keep the
+ *   normal policy, so whatever reads C next can still find it in L2.
+ * C_DEFER: cooperative tiles with 16-bit C, beta == 0 and no bias store half
+ *   of their epilogue during the next tile's first k-blocks (deferred_store);
+ *   GEMMSHIM_PP_DEFER=0 clears it (developer A/B switch). */
+enum CFlags { C_EVICT_FIRST = 1, C_DEFER = 2 };
+
 /* Bias vector element type (Params::bias_kind). */
 enum BiasKind { BIAS_NONE = 0, BIAS_F32 = 1, BIAS_F16 = 2, BIAS_BF16 = 3 };
 
@@ -268,12 +281,10 @@ struct Params {
      * (the grid is total_units, co-resident: cooperative launch). */
     int splits;
     int total_units;
-    /* C is larger than the whole L2: its stores carry an evict_first
-     * policy, so the stream of output lines is what L2 gives up first, not
-     * the operand strips every tile re-reads (H200, TN 8448x9216x64-256,
-     * 156 MB of C: 4-8% faster). Outputs that fit keep the normal policy,
-     * so whatever reads C next can still find it in L2. */
-    int c_evict_first;
+    /* CFlags: how C is stored. One field for both flags: a separate int for
+     * C_DEFER made ptxas spill 52-56 bytes in the 16-bit 128x128 kernels,
+     * which never read it. */
+    int c_flags;
     int *counters;   /* workspace: one semaphore per tile, zero between calls */
     float *partials; /* workspace + GS_WS_FLAG_BYTES: [tile][split][BLOCK_N][BLOCK_M] fp32 */
 };
@@ -617,7 +628,7 @@ __device__ __forceinline__ void store_tile(float (&acc)[Cfg::HALVES_PER_CONSUMER
     constexpr int CHUNKS = Cfg::BLOCK_M / CHUNK_COLS;
     constexpr int HPC = Cfg::HALVES_PER_CONSUMER;
     /* The call's L2 policy for every TMA store of the tile. */
-    const uint64_t policy = p.c_evict_first ? createpolicy_evict_first() : createpolicy_evict_normal();
+    const uint64_t policy = (p.c_flags & C_EVICT_FIRST) ? createpolicy_evict_first() : createpolicy_evict_normal();
     /* This warp's first C^T row (n) of each of the consumer's M blocks. */
     int row0[HPC];
 #pragma unroll
@@ -687,6 +698,108 @@ __device__ __forceinline__ void store_tile_any(float (&acc)[Cfg::HALVES_PER_CONS
     else
         store_tile<Cfg, TOut, EPI_COPY, MASKED>(acc, p, tc, c, warp, tmap_c, bufs, c_full, st,
                                                 alpha, beta, mask);
+}
+
+/* ---------------------------------------------------------------------------
+ * Deferred epilogue (cooperative tile, 16-bit C, beta == 0, no bias, not the
+ * ragged m tile). The cooperative tile has no second consumer to hide its
+ * epilogue behind: both warpgroups stop issuing wgmmas while they stage and
+ * store the tile (H200, TN 8448x9216x2048: 1.66 us per 21 us tile, bench/
+ * NOTES.md session 8), and per warp the third and fourth sub-tiles wait for
+ * the TMA stores of the first two to finish reading their staging buffers.
+ * So a warp stores its first DEFER_NOW sub-tiles at once (no wait: those
+ * buffers were last read a whole tile ago), rounds the rest to 16 bits into
+ * registers of their own, starts the next tile's mainloop, and stores one
+ * of them after each of that tile's first k-blocks is issued, while those
+ * wgmmas run (by then the buffers are free, too). Deferring the whole tile
+ * would keep 64 packed registers live next to the 128 accumulators: ptxas
+ * spilled ~280 bytes at the consumers' 232 registers (setmaxnreg; the
+ * consumer code is compiled for them). Same products, same rounding
+ * (alpha * acc, round to nearest) as store_m_block's EPI_COPY / EPI_SCALE:
+ * bitwise the same C.
+ * ------------------------------------------------------------------------- */
+template <typename Cfg, typename TOut>
+struct Defer {
+    static constexpr int CHUNK_COLS = SW128_ROW / (int)sizeof(TOut);
+    static constexpr int CHUNKS = Cfg::BLOCK_M / CHUNK_COLS; /* sub-tiles per warp and tile */
+    static constexpr int NOW = CHUNKS / 2;                   /* stored at the tile's end */
+    static constexpr int LATER = CHUNKS - NOW;               /* stored in the next mainloop */
+    static constexpr int STM = CHUNK_COLS / 16;              /* stmatrix.x4 per sub-tile */
+    static constexpr int PK = LATER * STM * 4;               /* packed registers */
+    static constexpr uint32_t NOW_MASK = (1u << NOW) - 1u;
+};
+
+template <typename Cfg, typename TOut>
+__device__ __forceinline__ void deferred_pack(const float (&acc)[Cfg::ACC],
+                                              uint32_t (&pk)[Defer<Cfg, TOut>::PK], float alpha)
+{
+    constexpr int BASE = Defer<Cfg, TOut>::NOW * Defer<Cfg, TOut>::STM * 4;
+#pragma unroll
+    for (int r = 0; r < Defer<Cfg, TOut>::PK; ++r)
+        pk[r] = pack2(alpha * acc[2 * (BASE + r)], alpha * acc[2 * (BASE + r) + 1], (TOut *)nullptr);
+}
+
+/* Where a deferred tile goes: the tile's m origin, this warp's first row (n)
+ * of its consumer's M block, the batch. */
+struct DeferredTile {
+    int m0, row0, b;
+};
+
+/* Stage and store the packed sub-tile NOW + D (store_m_block's buffer
+ * discipline: one bulk group per sub-tile, buffer st.sub % EPI_BUFS free once
+ * at most EPI_BUFS - 1 groups are pending). */
+template <typename Cfg, typename TOut, int D>
+__device__ __forceinline__ void deferred_store(const uint32_t (&pk)[Defer<Cfg, TOut>::PK],
+                                               const DeferredTile &dt, const Params &p,
+                                               const CUtensorMap *tmap_c,
+                                               uint8_t (*bufs)[SUB_BYTES], EpiState &st)
+{
+    using DF = Defer<Cfg, TOut>;
+    static_assert(sizeof(TOut) == 2, "stmatrix stores 16-bit elements");
+    static_assert(D < DF::LATER, "a deferred sub-tile");
+    const int lane = lane_id();
+    const int mat = lane / 8;
+    const int row = (lane % 8) + 8 * (mat & 1);
+    uint8_t *buf = bufs[st.sub % Cfg::EPI_BUFS];
+    ++st.sub;
+    if (lane == 0)
+        tma_store_wait_read<Cfg::EPI_BUFS - 1>();
+    __syncwarp();
+#pragma unroll
+    for (int jl = 0; jl < DF::STM; ++jl) {
+        const int r = 4 * (D * DF::STM + jl);
+        stmatrix_x4(buf + sub_offset<2>(row, 16 * jl + 8 * (mat >> 1)), pk[r], pk[r + 1], pk[r + 2],
+                    pk[r + 3]);
+    }
+    fence_proxy_async_shared_cta();
+    __syncwarp();
+    if (lane == 0) {
+        const uint64_t policy =
+            (p.c_flags & C_EVICT_FIRST) ? createpolicy_evict_first() : createpolicy_evict_normal();
+        tma_store_3d_hint(tmap_c, buf, dt.m0 + (DF::NOW + D) * DF::CHUNK_COLS, dt.row0, dt.b, policy);
+        tma_store_commit_group();
+    }
+}
+
+/* The next pending sub-tile (pend of them left), if any. */
+template <typename Cfg, typename TOut>
+__device__ __forceinline__ void deferred_step(const uint32_t (&pk)[Defer<Cfg, TOut>::PK], int &pend,
+                                              const DeferredTile &dt, const Params &p,
+                                              const CUtensorMap *tmap_c,
+                                              uint8_t (*bufs)[SUB_BYTES], EpiState &st)
+{
+    constexpr int LATER = Defer<Cfg, TOut>::LATER;
+    static_assert(LATER >= 1 && LATER <= 3, "deferred_step names up to three sub-tiles");
+    if (pend == LATER)
+        deferred_store<Cfg, TOut, 0>(pk, dt, p, tmap_c, bufs, st);
+    if constexpr (LATER >= 2)
+        if (pend == LATER - 1)
+            deferred_store<Cfg, TOut, LATER >= 2 ? 1 : 0>(pk, dt, p, tmap_c, bufs, st);
+    if constexpr (LATER >= 3)
+        if (pend == LATER - 2)
+            deferred_store<Cfg, TOut, LATER >= 3 ? 2 : 0>(pk, dt, p, tmap_c, bufs, st);
+    if (pend > 0)
+        --pend;
 }
 
 /* ---------------------------------------------------------------------------
@@ -990,6 +1103,13 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
         constexpr int HPC = Cfg::HALVES_PER_CONSUMER;
         float acc[HPC][Cfg::ACC];
 
+        /* Deferred epilogue: the previous tile's packed sub-tiles still to
+         * be stored (pend of them) and where they go. */
+        constexpr bool DEFER = COOP && !SPLIT && sizeof(TOut) == 2;
+        uint32_t pk[DEFER ? Defer<Cfg, TOut>::PK : 1];
+        int pend = 0;
+        DeferredTile dt = {0, 0, 0};
+
         /* Pingpong: local tile i (the CTA's i-th tile) belongs to consumer
          * i % 2. Cooperative: both consumers take every tile. */
         constexpr int TILE_STRIDE = COOP ? 1 : NUM_CONSUMERS;
@@ -1030,6 +1150,10 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
                     }
                 }
                 wgmma_commit_group();
+                /* The previous tile's deferred sub-tiles, one per k-block,
+                 * while this k-block's wgmmas run. */
+                if constexpr (DEFER)
+                    deferred_step<Cfg, TOut>(pk, pend, dt, p, &tmap_c, ss.c_sub[cw], epi);
                 /* Keep this k-block's wgmmas in flight; the previous one has
                  * finished reading its stage, which goes back to the producer. */
                 wgmma_wait_group<1>();
@@ -1076,10 +1200,36 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
                                           red_phase, warp, &tmap_c, ss.c_sub[cw], &ss.c_full[cw],
                                           epi);
             } else {
+                if constexpr (DEFER) {
+                    /* Tiles shorter than the deferred sub-tiles left some. */
+                    while (pend > 0)
+                        deferred_step<Cfg, TOut>(pk, pend, dt, p, &tmap_c, ss.c_sub[cw], epi);
+                    if ((p.c_flags & C_DEFER) && beta == 0.0f && p.bias_kind == BIAS_NONE
+                        && !(p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m)) {
+                        constexpr uint32_t NOW = Defer<Cfg, TOut>::NOW_MASK;
+                        if (alpha != 1.0f)
+                            store_tile<Cfg, TOut, EPI_SCALE, true>(acc, p, tc, c, warp, &tmap_c,
+                                                                   ss.c_sub[cw], &ss.c_full[cw],
+                                                                   epi, alpha, beta, NOW);
+                        else
+                            store_tile<Cfg, TOut, EPI_COPY, true>(acc, p, tc, c, warp, &tmap_c,
+                                                                  ss.c_sub[cw], &ss.c_full[cw],
+                                                                  epi, alpha, beta, NOW);
+                        deferred_pack<Cfg, TOut>(acc[0], pk, alpha);
+                        dt.m0 = tc.m0;
+                        dt.row0 = tc.n0 + c * WGMMA_M + warp * EPI_ROWS;
+                        dt.b = tc.b;
+                        pend = Defer<Cfg, TOut>::LATER;
+                        continue;
+                    }
+                }
                 store_tile_any<Cfg, TOut, false>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
                                                  &ss.c_full[cw], epi, alpha, beta, ~0u);
             }
         }
+        if constexpr (DEFER) /* the CTA's last tile */
+            while (pend > 0)
+                deferred_step<Cfg, TOut>(pk, pend, dt, p, &tmap_c, ss.c_sub[cw], epi);
         /* Shared memory must outlive the reads of the last stores. */
         if (lane == 0)
             tma_store_wait_all<0>();
@@ -1149,6 +1299,31 @@ int raster_group_override()
         return e && atoi(e) > 0 ? atoi(e) : 0;
     }();
     return g;
+}
+
+/* GEMMSHIM_PP_DEFER (README: a developer A/B switch): 0 stores every
+ * cooperative tile in line (store_tile) instead of deferring half of it into
+ * the next tile's mainloop (deferred_store); read once, on unless "0". */
+int defer_epilogue_enabled()
+{
+    static const int on = [] {
+        const char *e = getenv("GEMMSHIM_PP_DEFER");
+        return !(e && e[0] == '0' && e[1] == '\0');
+    }();
+    return on;
+}
+
+/* GEMMSHIM_PP_MAX_CTAS (README: a test knob): at most this many CTAs in an
+ * unsplit grid, so that small problems give every CTA several tiles (the
+ * persistent paths: the ring across tiles, the pingpong turns, the deferred
+ * epilogue) under compute-sanitizer; read once, 0 (no cap) when unset. */
+int max_ctas_override()
+{
+    static const int n = [] {
+        const char *e = getenv("GEMMSHIM_PP_MAX_CTAS");
+        return e && atoi(e) > 0 ? atoi(e) : 0;
+    }();
+    return n;
 }
 
 constexpr int SPLIT_MAX = SPLIT_MAX_SLOTS;
@@ -1252,8 +1427,11 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
     }
 
     prm.m_ragged = (m * oes) % 16 != 0;
-    prm.c_evict_first = d->l2_bytes > 0
-                        && (double)m * (double)n * (double)batch * (double)oes > (double)d->l2_bytes;
+    prm.c_flags = (d->l2_bytes > 0
+                   && (double)m * (double)n * (double)batch * (double)oes > (double)d->l2_bytes)
+                      ? C_EVICT_FIRST : 0;
+    if (defer_epilogue_enabled())
+        prm.c_flags |= C_DEFER;
     prm.c = pr->C;
     prm.ldc = pr->ldc;
     prm.stride_c = pr->stride_c;
@@ -1269,7 +1447,10 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
                          : nullptr;
 
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)(prm.total_tiles < d->sm_count ? prm.total_tiles : d->sm_count));
+    int grid = prm.total_tiles < d->sm_count ? prm.total_tiles : d->sm_count;
+    if (max_ctas_override() > 0 && grid > max_ctas_override())
+        grid = max_ctas_override();
+    cfg.gridDim = dim3((unsigned)grid);
     cfg.blockDim = dim3(NUM_THREADS);
     cfg.dynamicSmemBytes = SMEM;
     cfg.stream = static_cast<cudaStream_t>(pr->stream);

@@ -110,12 +110,16 @@ case $what in
             GEMMSHIM_SWEEP_MAX_DIM=300 GEMMSHIM_SEED=7 \
             compute-sanitizer --tool "$1" --error-exitcode 9 \
             env LD_PRELOAD=$lib "$bin/$3" 2>&1); local rc=$?
-      echo "$1 $2: rc=$rc $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed,' | tr '\n' ' ')"
+      echo "$1 $2${GEMMSHIM_PP_MAX_CTAS:+ (at most $GEMMSHIM_PP_MAX_CTAS CTAs)}: rc=$rc $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed,' | tr '\n' ' ')"
       [ $rc -eq 0 ] || { fails=$((fails + 1)); echo "$out" | tail -30; }
     }
     cs memcheck sgemm_simt test_sgemm_sweep
     for k in pingpong_128x128x64 pingpong_coop_256x128x64; do
       for tool in memcheck racecheck synccheck; do cs $tool $k test_hgemm_sweep; done
+      # two CTAs: every CTA runs several tiles even of these small shapes, so
+      # the paths across tiles (the ring's later laps, the pingpong turns,
+      # the cooperative tile's deferred epilogue) are checked too
+      for tool in racecheck synccheck; do GEMMSHIM_PP_MAX_CTAS=2 cs $tool $k test_hgemm_sweep; done
     done
     GEMMSHIM_SWEEP_DECODE=1 cs memcheck skinny test_hgemm_sweep
     GEMMSHIM_SWEEP_DECODE=1 cs racecheck skinny test_hgemm_sweep
