@@ -74,6 +74,13 @@ def pdl_before_s9(r):
     return r["route"].startswith("pingpong_") or r["route"].startswith("skinny_")
 
 
+def coop_before_s10(r):
+    """Unsplit cooperative-tile rows before session 10: half of its epilogue
+    is deferred into the next tile's mainloop since then (H200, TN 8448x9216
+    K = 512..2048 +3-5%, squares +1-2%)."""
+    return r["route"] == "pingpong_coop_256x128x64"
+
+
 # (file, drop-row predicates of that file alone): in the order the header
 # names them.
 SOURCES = [
@@ -110,6 +117,10 @@ SOURCES = [
     ("h100-suites-s9.csv", []),
     ("h200-default-policy-s9.csv", []),
     ("h100-default-policy-s9.csv", []),
+    ("h200-suites-s10.csv", []),
+    ("h100-suites-s10.csv", []),
+    ("h200-default-policy-s10.csv", []),
+    ("h100-default-policy-s10.csv", []),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose
@@ -121,6 +132,7 @@ KERNEL_CHANGES = [
     (pp128_short_k_before_s7, "h200-pingpong-s7.csv"),
     (pp_before_s8, "h200-pingpong-s8.csv"),
     (pdl_before_s9, "h200-suites-s9.csv"),
+    (coop_before_s10, "h200-suites-s10.csv"),
 ]
 
 
@@ -135,7 +147,7 @@ NOTE = ("their pingpong-k, pingpong-sq and prefill rows dropped for h200-all .. 
         "measured before the session-3 epilogue; their skinny_ring rows: before the session-4 staged "
         "epilogue and workspace split; pingpong_128x128x64 rows with k >= 512 of the session-3 files: "
         "before the session-4 early tensor-core handover; pingpong rows of TN 8448x9216 with k <= 256 "
-        "of every file before h200-pingpong-s5.csv: before the session-5 all-of-m raster for short k; pingpong rows of the deepk suite or split 2, 4 or 8 ways of every file before h200-deepk-s6.csv: before the session-6 register-sum split epilogue; unsplit pingpong_128x128x64 rows with k <= 256 of every file before h200-pingpong-s7.csv: before the session-7 short-K variant (batched epilogue); pingpong_128x128x64 rows with k > 256 of h200-pingpong-s7 and h100-pingpong-s7: a build with a reverted change; every pingpong row of every file before h200-pingpong-s8.csv: before the session-8 epilogue (no ragged-tile test per sub-tile); every pingpong and skinny row of every file before h200-suites-s9.csv: before the session-9 programmatic dependent launch; the default-policy runs re-time what the table routed, so a class that measured below 0.98 there is forwarded")
+        "of every file before h200-pingpong-s5.csv: before the session-5 all-of-m raster for short k; pingpong rows of the deepk suite or split 2, 4 or 8 ways of every file before h200-deepk-s6.csv: before the session-6 register-sum split epilogue; unsplit pingpong_128x128x64 rows with k <= 256 of every file before h200-pingpong-s7.csv: before the session-7 short-K variant (batched epilogue); pingpong_128x128x64 rows with k > 256 of h200-pingpong-s7 and h100-pingpong-s7: a build with a reverted change; every pingpong row of every file before h200-pingpong-s8.csv: before the session-8 epilogue (no ragged-tile test per sub-tile); every pingpong and skinny row of every file before h200-suites-s9.csv: before the session-9 programmatic dependent launch; unsplit pingpong_coop_256x128x64 rows of every file before h200-suites-s10.csv: before the session-10 deferred epilogue; the default-policy runs re-time what the table routed, so a class that measured below 0.98 there is forwarded")
 
 
 def main(argv):
