@@ -32,7 +32,8 @@
  * st.shared for fp32) and issues its TMA store at once; stores are never
  * waited on for completion (a ragged last m tile is stored with plain
  * predicated stores instead). The staging takes 32 KB in all, which is what
- * leaves the cooperative tile four stages. The short-K 128x128 variant
+ * leaves the cooperative tile four stages; that tile stores half of a 16-bit
+ * beta == 0 tile while the next tile's first k-blocks run (deferred_store). The short-K 128x128 variant
  * (Cfg128x128Short) has a buffer per sub-tile of a 16-bit tile and stages
  * all four before one fence and four back-to-back stores: per sub-tile, the
  * fence and the store issue cost ~300 cycles of a ~550-cycle chain (H200
@@ -321,6 +322,12 @@ __device__ __forceinline__ float load_bias(const Params &p, int i)
     case BIAS_BF16: return __bfloat162float(static_cast<const __nv_bfloat16 *>(p.bias)[i]);
     default: return 0.0f;
     }
+}
+
+/* The L2 policy of the call's C stores (C_EVICT_FIRST). */
+__device__ __forceinline__ uint64_t c_store_policy(const Params &p)
+{
+    return (p.c_flags & C_EVICT_FIRST) ? createpolicy_evict_first() : createpolicy_evict_normal();
 }
 
 /* Ring position `it` counts k-blocks issued by this CTA across its tiles. */
@@ -628,7 +635,7 @@ __device__ __forceinline__ void store_tile(float (&acc)[Cfg::HALVES_PER_CONSUMER
     constexpr int CHUNKS = Cfg::BLOCK_M / CHUNK_COLS;
     constexpr int HPC = Cfg::HALVES_PER_CONSUMER;
     /* The call's L2 policy for every TMA store of the tile. */
-    const uint64_t policy = (p.c_flags & C_EVICT_FIRST) ? createpolicy_evict_first() : createpolicy_evict_normal();
+    const uint64_t policy = c_store_policy(p);
     /* This warp's first C^T row (n) of each of the consumer's M blocks. */
     int row0[HPC];
 #pragma unroll
@@ -707,16 +714,17 @@ __device__ __forceinline__ void store_tile_any(float (&acc)[Cfg::HALVES_PER_CONS
  * store the tile (H200, TN 8448x9216x2048: 1.66 us per 21 us tile, bench/
  * NOTES.md session 8), and per warp the third and fourth sub-tiles wait for
  * the TMA stores of the first two to finish reading their staging buffers.
- * So a warp stores its first DEFER_NOW sub-tiles at once (no wait: those
- * buffers were last read a whole tile ago), rounds the rest to 16 bits into
+ * So a warp stores its first Defer::NOW sub-tiles at once (their buffer
+ * waits are normally satisfied already: the previous tile's deferred stores
+ * were issued a k-block or more ago), rounds the rest to 16 bits into
  * registers of their own, starts the next tile's mainloop, and stores one
  * of them after each of that tile's first k-blocks is issued, while those
  * wgmmas run (by then the buffers are free, too). Deferring the whole tile
  * would keep 64 packed registers live next to the 128 accumulators: ptxas
  * spilled ~280 bytes at the consumers' 232 registers (setmaxnreg; the
  * consumer code is compiled for them). Same products, same rounding
- * (alpha * acc, round to nearest) as store_m_block's EPI_COPY / EPI_SCALE:
- * bitwise the same C.
+ * (acc or alpha * acc, round to nearest) as store_m_block's EPI_COPY /
+ * EPI_SCALE: bitwise the same C.
  * ------------------------------------------------------------------------- */
 template <typename Cfg, typename TOut>
 struct Defer {
@@ -726,17 +734,20 @@ struct Defer {
     static constexpr int LATER = CHUNKS - NOW;               /* stored in the next mainloop */
     static constexpr int STM = CHUNK_COLS / 16;              /* stmatrix.x4 per sub-tile */
     static constexpr int PK = LATER * STM * 4;               /* packed registers */
-    static constexpr uint32_t NOW_MASK = (1u << NOW) - 1u;
 };
 
-template <typename Cfg, typename TOut>
+/* SCALE: EPI_SCALE's alpha * acc, else EPI_COPY's acc as it is (no multiply
+ * by 1, which would flush subnormals under -ftz). */
+template <typename Cfg, typename TOut, bool SCALE>
 __device__ __forceinline__ void deferred_pack(const float (&acc)[Cfg::ACC],
                                               uint32_t (&pk)[Defer<Cfg, TOut>::PK], float alpha)
 {
     constexpr int BASE = Defer<Cfg, TOut>::NOW * Defer<Cfg, TOut>::STM * 4;
 #pragma unroll
-    for (int r = 0; r < Defer<Cfg, TOut>::PK; ++r)
-        pk[r] = pack2(alpha * acc[2 * (BASE + r)], alpha * acc[2 * (BASE + r) + 1], (TOut *)nullptr);
+    for (int r = 0; r < Defer<Cfg, TOut>::PK; ++r) {
+        const float lo = acc[2 * (BASE + r)], hi = acc[2 * (BASE + r) + 1];
+        pk[r] = SCALE ? pack2(alpha * lo, alpha * hi, (TOut *)nullptr) : pack2(lo, hi, (TOut *)nullptr);
+    }
 }
 
 /* Where a deferred tile goes: the tile's m origin, this warp's first row (n)
@@ -774,9 +785,8 @@ __device__ __forceinline__ void deferred_store(const uint32_t (&pk)[Defer<Cfg, T
     fence_proxy_async_shared_cta();
     __syncwarp();
     if (lane == 0) {
-        const uint64_t policy =
-            (p.c_flags & C_EVICT_FIRST) ? createpolicy_evict_first() : createpolicy_evict_normal();
-        tma_store_3d_hint(tmap_c, buf, dt.m0 + (DF::NOW + D) * DF::CHUNK_COLS, dt.row0, dt.b, policy);
+        tma_store_3d_hint(tmap_c, buf, dt.m0 + (DF::NOW + D) * DF::CHUNK_COLS, dt.row0, dt.b,
+                          c_store_policy(p));
         tma_store_commit_group();
     }
 }
@@ -794,10 +804,10 @@ __device__ __forceinline__ void deferred_step(const uint32_t (&pk)[Defer<Cfg, TO
         deferred_store<Cfg, TOut, 0>(pk, dt, p, tmap_c, bufs, st);
     if constexpr (LATER >= 2)
         if (pend == LATER - 1)
-            deferred_store<Cfg, TOut, LATER >= 2 ? 1 : 0>(pk, dt, p, tmap_c, bufs, st);
+            deferred_store<Cfg, TOut, 1>(pk, dt, p, tmap_c, bufs, st);
     if constexpr (LATER >= 3)
         if (pend == LATER - 2)
-            deferred_store<Cfg, TOut, LATER >= 3 ? 2 : 0>(pk, dt, p, tmap_c, bufs, st);
+            deferred_store<Cfg, TOut, 2>(pk, dt, p, tmap_c, bufs, st);
     if (pend > 0)
         --pend;
 }
@@ -1206,16 +1216,18 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
                         deferred_step<Cfg, TOut>(pk, pend, dt, p, &tmap_c, ss.c_sub[cw], epi);
                     if ((p.c_flags & C_DEFER) && beta == 0.0f && p.bias_kind == BIAS_NONE
                         && !(p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m)) {
-                        constexpr uint32_t NOW = Defer<Cfg, TOut>::NOW_MASK;
-                        if (alpha != 1.0f)
+                        constexpr uint32_t NOW = (1u << Defer<Cfg, TOut>::NOW) - 1u;
+                        if (alpha != 1.0f) {
                             store_tile<Cfg, TOut, EPI_SCALE, true>(acc, p, tc, c, warp, &tmap_c,
                                                                    ss.c_sub[cw], &ss.c_full[cw],
                                                                    epi, alpha, beta, NOW);
-                        else
+                            deferred_pack<Cfg, TOut, true>(acc[0], pk, alpha);
+                        } else {
                             store_tile<Cfg, TOut, EPI_COPY, true>(acc, p, tc, c, warp, &tmap_c,
                                                                   ss.c_sub[cw], &ss.c_full[cw],
                                                                   epi, alpha, beta, NOW);
-                        deferred_pack<Cfg, TOut>(acc[0], pk, alpha);
+                            deferred_pack<Cfg, TOut, false>(acc[0], pk, alpha);
+                        }
                         dt.m0 = tc.m0;
                         dt.row0 = tc.n0 + c * WGMMA_M + warp * EPI_ROWS;
                         dt.b = tc.b;

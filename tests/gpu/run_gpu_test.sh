@@ -94,6 +94,18 @@ case $what in
     grep -q -- "m=5582 n=3209 k=3 batch=3 -> pingpong_coop_256x128x64" "$log" ||
       { echo "FAIL: the ragged-tile regression case was not served by pingpong_coop_256x128x64"; exit 1; }
     echo "hsweep: ragged-tile regression passed 3 times"
+    # grids of at most 2 CTAs: shapes up to 700 run several tiles per CTA, so
+    # the paths across tiles (the pingpong turns, the cooperative tile's
+    # deferred epilogue, mixed with ragged and beta != 0 tiles) are checked
+    # against the reference and for bitwise repeats, not only by racecheck
+    for k in pingpong_128x128x64 pingpong_coop_256x128x64; do
+      rm -f "$log"
+      GEMMSHIM_PP_MAX_CTAS=2 GEMMSHIM_SWEEP_CASES=60 GEMMSHIM_SWEEP_MAX_DIM=700 GEMMSHIM_SEED=11 \
+        GEMMSHIM_KERNELS=$k GEMMSHIM_POLICY=eligible run "$bin/test_hgemm_sweep" > "$logdir/ctas2-$k.txt"; rc=$?
+      [ $rc -eq 0 ] || { echo "FAIL: $k with at most 2 CTAs:"; grep FAIL "$logdir/ctas2-$k.txt"; exit 1; }
+      grep -q -- "-> $k" "$log" || { echo "FAIL: no call served by $k with at most 2 CTAs"; exit 1; }
+      echo "hsweep: $k with at most 2 CTAs: $(grep -E '^[0-9]+ passed' "$logdir/ctas2-$k.txt"), $(grep -c -- "-> $k" "$log") signatures served"
+    done
     ;;
   sanitize)
     # compute-sanitizer over short sweeps of small shapes through the shim:
