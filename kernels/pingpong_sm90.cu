@@ -1302,40 +1302,31 @@ constexpr int RASTER_ALL_M_MAX_KBLOCKS = 4;
 /* ... and run the 128x128 tile as Cfg128x128Short. */
 constexpr int SHORT_K_MAX_KBLOCKS = 4;
 
-/* GEMMSHIM_PP_GROUP (README: a measurement knob): the raster group for every
- * call, read once; 0 when unset. */
-int raster_group_override()
+/* Developer A/B switches and test knobs (README), read once:
+ * GEMMSHIM_PP_GROUP     the raster group for every call (0: unset);
+ * GEMMSHIM_PP_DEFER     "0" stores every cooperative tile in line
+ *                       (store_tile) instead of deferring half of it into
+ *                       the next tile's mainloop (deferred_store);
+ * GEMMSHIM_PP_MAX_CTAS  at most this many CTAs in an unsplit grid, so that
+ *                       small problems give every CTA several tiles (the
+ *                       persistent paths: the ring across tiles, the
+ *                       pingpong turns, the deferred epilogue) under
+ *                       compute-sanitizer (0: no cap). */
+struct pp_knobs {
+    int group, defer, max_ctas;
+};
+const pp_knobs &pp_env()
 {
-    static const int g = [] {
-        const char *e = getenv("GEMMSHIM_PP_GROUP");
-        return e && atoi(e) > 0 ? atoi(e) : 0;
+    static const pp_knobs k = [] {
+        auto positive = [](const char *name) {
+            const char *e = getenv(name);
+            return e && atoi(e) > 0 ? atoi(e) : 0;
+        };
+        const char *d = getenv("GEMMSHIM_PP_DEFER");
+        return pp_knobs{positive("GEMMSHIM_PP_GROUP"), !(d && d[0] == '0' && d[1] == '\0'),
+                        positive("GEMMSHIM_PP_MAX_CTAS")};
     }();
-    return g;
-}
-
-/* GEMMSHIM_PP_DEFER (README: a developer A/B switch): 0 stores every
- * cooperative tile in line (store_tile) instead of deferring half of it into
- * the next tile's mainloop (deferred_store); read once, on unless "0". */
-int defer_epilogue_enabled()
-{
-    static const int on = [] {
-        const char *e = getenv("GEMMSHIM_PP_DEFER");
-        return !(e && e[0] == '0' && e[1] == '\0');
-    }();
-    return on;
-}
-
-/* GEMMSHIM_PP_MAX_CTAS (README: a test knob): at most this many CTAs in an
- * unsplit grid, so that small problems give every CTA several tiles (the
- * persistent paths: the ring across tiles, the pingpong turns, the deferred
- * epilogue) under compute-sanitizer; read once, 0 (no cap) when unset. */
-int max_ctas_override()
-{
-    static const int n = [] {
-        const char *e = getenv("GEMMSHIM_PP_MAX_CTAS");
-        return e && atoi(e) > 0 ? atoi(e) : 0;
-    }();
-    return n;
+    return k;
 }
 
 constexpr int SPLIT_MAX = SPLIT_MAX_SLOTS;
@@ -1425,8 +1416,8 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
     if (prm.k_blocks <= RASTER_ALL_M_MAX_KBLOCKS && d->l2_bytes > 0
         && (double)m * (double)k * (double)ies <= (double)d->l2_bytes / 4)
         prm.group_m = prm.tiles_m;
-    if (raster_group_override() > 0)
-        prm.group_m = raster_group_override();
+    if (pp_env().group > 0)
+        prm.group_m = pp_env().group;
     if (prm.group_m > prm.tiles_m) prm.group_m = prm.tiles_m;
     if (pr->scalars_on_device) {
         prm.alpha = prm.beta = 0.0f;
@@ -1442,7 +1433,7 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
     prm.c_flags = (d->l2_bytes > 0
                    && (double)m * (double)n * (double)batch * (double)oes > (double)d->l2_bytes)
                       ? C_EVICT_FIRST : 0;
-    if (defer_epilogue_enabled())
+    if (pp_env().defer)
         prm.c_flags |= C_DEFER;
     prm.c = pr->C;
     prm.ldc = pr->ldc;
@@ -1460,13 +1451,12 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
 
     cudaLaunchConfig_t cfg = {};
     int grid = prm.total_tiles < d->sm_count ? prm.total_tiles : d->sm_count;
-    if (max_ctas_override() > 0 && grid > max_ctas_override())
-        grid = max_ctas_override();
-    cfg.gridDim = dim3((unsigned)grid);
+    if (pp_env().max_ctas > 0 && grid > pp_env().max_ctas)
+        grid = pp_env().max_ctas;
+    cfg.gridDim = dim3((unsigned)(SPLIT ? prm.total_units : grid));
     cfg.blockDim = dim3(NUM_THREADS);
     cfg.dynamicSmemBytes = SMEM;
     cfg.stream = static_cast<cudaStream_t>(pr->stream);
-    cfg.gridDim = SPLIT ? dim3((unsigned)prm.total_units) : cfg.gridDim;
     /* Split: one CTA per unit, all resident at once: units wait on each
      * other (tile semaphores), which a cooperative launch makes safe; it
      * fails (and the call falls back) rather than run a grid that cannot
