@@ -135,6 +135,24 @@ static inline int gs_compute_is_f32_accum(gs_compute_t c)
 
 /* The device a call would run on, as dispatch and can_implement see it.
  * Filled from the CUDA runtime (kernels/gs_device.cu) or, in tests, by hand. */
+/* The routing table's GPU key of a device name: the name without a leading
+ * "NVIDIA ", up to the first space ("NVIDIA H100 80GB HBM3" -> "H100"),
+ * truncated to n - 1 characters. */
+static inline void gs_gpu_key(const char *name, char *out, size_t n)
+{
+    static const char prefix[] = "NVIDIA ";
+    size_t i = 0, j = 0;
+    if (!n)
+        return;
+    while (prefix[i] && name && name[i] == prefix[i])
+        ++i;
+    if (prefix[i]) /* no prefix */
+        i = 0;
+    while (name && name[i] && name[i] != ' ' && j + 1 < n)
+        out[j++] = name[i++];
+    out[j] = '\0';
+}
+
 typedef struct gs_device {
     int present;             /* 0: no usable CUDA device (dispatch forwards) */
     int ordinal;
@@ -142,6 +160,10 @@ typedef struct gs_device {
     int sm_count;
     size_t smem_optin;       /* max dynamic shared memory per block, bytes */
     size_t l2_bytes;
+    /* The model from the device name without its vendor prefix, up to the
+     * first space ("H200", "H100"); "" when unknown. Routing-table entries
+     * measured on that model are preferred for it (gs_table_ratio). */
+    char gpu[16];
 } gs_device_t;
 
 #ifdef __cplusplus

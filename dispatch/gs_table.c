@@ -6,7 +6,15 @@
  * capability, input type and layout when its output size m*n and its depth k
  * are within a factor of the measured shape's (MN_SPAN, K_SPAN); the nearest
  * such entry (in log distance) gives the ratio. No match means "not
- * measured", which the default policy treats as "do not route". */
+ * measured", which the default policy treats as "do not route".
+ *
+ * Entries carry the GPU model they were measured on (gs_gpu_key: "H200",
+ * "H100"; "" = any). A device uses the entries of its own model (and the
+ * "any" ones) where one matches; a model without a matching entry gets the
+ * lowest ratio of the nearest shape over every model. So an H200 picks the
+ * configuration that measured fastest on H200s (where an H100 may have
+ * ranked another one first), and a GPU the table has never seen gets the
+ * most conservative reading. */
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock */
 #include "gs_dispatch.h"
 #include "gs_kernels.h" /* configuration names in the generated entries */
@@ -26,6 +34,7 @@ typedef struct table_entry {
     char layout[3];    /* "TN": transa, transb */
     double mn, k;      /* the measured shape */
     double ratio;      /* cuBLAS time / our time, median */
+    char gpu[16];      /* measured on this model (gs_gpu_key); "" = any */
 } table_entry_t;
 
 #define MN_SPAN 1.6
@@ -52,7 +61,9 @@ double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const
     int cc = d->cc_major * 10 + d->cc_minor;
     char layout[3] = {p->trans_a ? 'T' : 'N', p->trans_b ? 'T' : 'N', 0};
     double mn = (double)p->m * (double)p->n, k = (double)p->k;
-    double best = 0.0, best_dist = INFINITY;
+    /* nearest entry of this model (or "any"); nearest of every model, its
+     * lowest ratio where several models measured that shape */
+    double own = 0.0, own_dist = INFINITY, all = 0.0, all_dist = INFINITY;
     pthread_rwlock_rdlock(&table_lock);
     for (size_t i = 0; i < table_n; ++i) {
         const table_entry_t *e = &table[i];
@@ -64,22 +75,31 @@ double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const
         if (k < 1 || mn * MN_SPAN < e->mn || mn > e->mn * MN_SPAN || k * K_SPAN < e->k ||
             k > e->k * K_SPAN)
             continue;
-        double dmn = fabs(log(mn / e->mn)), dk = fabs(log(k / e->k));
-        if (dmn + dk < best_dist) {
-            best_dist = dmn + dk;
-            best = e->ratio;
+        const double dist = fabs(log(mn / e->mn)) + fabs(log(k / e->k));
+        if (!e->gpu[0] || !strcmp(e->gpu, d->gpu)) {
+            if (dist < own_dist) {
+                own_dist = dist;
+                own = e->ratio;
+            }
+        }
+        if (dist < all_dist) {
+            all_dist = dist;
+            all = e->ratio;
+        } else if (dist == all_dist && e->ratio < all) {
+            all = e->ratio;
         }
     }
     pthread_rwlock_unlock(&table_lock);
-    return best;
+    return own_dist < INFINITY ? own : all;
 }
 
 /* ---- routing table files ----
  * Text, versioned. First line "gemmshim-table 1"; then one entry a line:
- *   ROUTE CONFIG CC DTYPE LAYOUT M N K SPEEDUP
- * e.g. "pingpong pingpong_coop_256x128x64 90 bf16 TN 8192 8192 8192 1.000"
- * or   "sgemm_simt - 90 f32 NN 1024 1024 1024 1.027"; '#' starts a comment,
- * blank lines are skipped. bench/table_from_csv.py --text writes them. */
+ *   ROUTE CONFIG CC DTYPE LAYOUT M N K SPEEDUP [GPU]
+ * e.g. "pingpong pingpong_coop_256x128x64 90 bf16 TN 8192 8192 8192 1.000 H200"
+ * or   "sgemm_simt - 90 f32 NN 1024 1024 1024 1.027" (no GPU: any model);
+ * '#' starts a comment, blank lines are skipped. bench/table_from_csv.py
+ * --text writes them. */
 
 static int parse_route(const char *route, const char *config, gs_route_t *r, int *cfg)
 {
@@ -112,13 +132,18 @@ static int parse_dtype(const char *s, gs_dtype_t *t)
 
 static int parse_entry(const char *line, table_entry_t *e, char *why, size_t why_size)
 {
-    char route[32], config[64], dtype[8], layout[8];
+    char route[32], config[64], dtype[8], layout[8], gpu[16] = "";
     long long m, n, k;
-    int cc, used = 0;
+    int cc, used = 0, used_gpu = 0;
     double ratio;
     if (sscanf(line, "%31s %63s %d %7s %7s %lld %lld %lld %lf %n", route, config, &cc, dtype,
-               layout, &m, &n, &k, &ratio, &used) != 9 || line[used] != '\0') {
-        snprintf(why, why_size, "expected: ROUTE CONFIG CC DTYPE LAYOUT M N K SPEEDUP");
+               layout, &m, &n, &k, &ratio, &used) != 9
+        || (line[used] != '\0'
+            && (sscanf(line + used, "%15s %n", gpu, &used_gpu) != 1
+                || line[used + used_gpu] != '\0'))) {
+        snprintf(why, why_size,
+                 "expected: ROUTE CONFIG CC DTYPE LAYOUT M N K SPEEDUP [GPU] (GPU: one word, "
+                 "at most 15 characters)");
         return -1;
     }
     if (parse_route(route, config, &e->route, &e->config)) {
@@ -142,6 +167,7 @@ static int parse_entry(const char *line, table_entry_t *e, char *why, size_t why
     e->mn = (double)m * (double)n;
     e->k = (double)k;
     e->ratio = ratio;
+    memcpy(e->gpu, gpu, sizeof e->gpu);
     return 0;
 }
 

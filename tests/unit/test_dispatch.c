@@ -4,6 +4,10 @@
 #include "dispatch_fixtures.h"
 #include "gs_test.h"
 
+#include <stdio.h>
+#include <stdlib.h> /* mkstemp */
+#include <string.h>
+
 static const float one = 1.f, zero = 0.f;
 
 /* An fp32 NN problem every fp32 kernel can take: 256^3, aligned. */
@@ -298,6 +302,88 @@ static void shared_predicates(void)
     CHECK(!gs_compute_is_f32_accum(GS_CT_OTHER));
 }
 
+/* Routing-table entries carry the GPU model they were measured on: a device
+ * reads its own model's entries (and model-less ones), a model the table
+ * does not know the lowest over all models. Loads a table file, so it runs
+ * last (the built-in table is gone afterwards). */
+static void table_per_gpu(void)
+{
+    char key[16];
+    gs_gpu_key("NVIDIA H100 80GB HBM3", key, sizeof key);
+    CHECK_STR_EQ(key, "H100");
+    gs_gpu_key("NVIDIA H200", key, sizeof key);
+    CHECK_STR_EQ(key, "H200");
+    gs_gpu_key("Tesla T4", key, sizeof key);
+    CHECK_STR_EQ(key, "Tesla");
+    gs_gpu_key("NVIDIA GeForce RTX 4090", key, sizeof key);
+    CHECK_STR_EQ(key, "GeForce");
+    gs_gpu_key(NULL, key, sizeof key);
+    CHECK_STR_EQ(key, "");
+    char tiny[4];
+    gs_gpu_key("NVIDIA H200", tiny, sizeof tiny);
+    CHECK_STR_EQ(tiny, "H20");
+
+    char path[] = "/tmp/gs_test_table_gpu_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "gemmshim-table 1\n"
+               "pingpong pingpong_128x128x64 90 bf16 TN 4096 4096 4096 1.10 H100\n"
+               "pingpong pingpong_128x128x64 90 bf16 TN 4096 4096 4096 0.90 H200\n"
+               "pingpong pingpong_coop_256x128x64 90 bf16 TN 4096 4096 4096 1.20 H200  # c\n"
+               "pingpong pingpong_coop_256x128x64 90 bf16 TN 4096 4096 4096 0.95 H100\n"
+               "sgemm_simt - 90 f32 NN 1024 1024 1024 1.05\n");
+    fclose(f);
+    char msg[256];
+    CHECK_EQ_INT(gs_table_load(path, msg, sizeof msg), 0);
+
+    gs_problem_t p = bf16_problem();
+    p.m = p.n = p.k = p.lda = p.ldb = p.ldc = 4096;
+    p.trans_a = GS_OP_T;
+    p.trans_b = GS_OP_N;
+    gs_device_t h200 = device(9, 0, 132), h100 = h200, other = h200;
+    strcpy(h200.gpu, "H200");
+    strcpy(h100.gpu, "H100");
+    strcpy(other.gpu, "GH200");
+    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &h200) == 0.90);
+    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_COOP_256x128x64, &p, &h200) == 1.20);
+    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &h100) == 1.10);
+    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_COOP_256x128x64, &p, &h100) == 0.95);
+    /* unknown model: the lowest of the models that measured the shape */
+    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &other) == 0.90);
+    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_COOP_256x128x64, &p, &other) == 0.95);
+
+    /* the default policy follows: H200 takes the cooperative tile, H100 the
+     * 128x128 one, the unknown model forwards (both below 0.98) */
+    gs_config_t c = defaults();
+    gs_decision_t d = gs_dispatch(&p, &h200, &c.routing);
+    CHECK_EQ_INT(d.route, GS_ROUTE_PINGPONG);
+    CHECK_EQ_INT(d.config, GS_PINGPONG_COOP_256x128x64);
+    d = gs_dispatch(&p, &h100, &c.routing);
+    CHECK_EQ_INT(d.route, GS_ROUTE_PINGPONG);
+    CHECK_EQ_INT(d.config, GS_PINGPONG_128x128x64);
+    d = gs_dispatch(&p, &other, &c.routing);
+    CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+
+    /* a model-less entry applies to every model */
+    gs_problem_t q = fp32_problem();
+    q.m = q.n = q.k = q.lda = q.ldb = q.ldc = 1024;
+    CHECK(gs_table_ratio(GS_ROUTE_SGEMM_SIMT, 0, &q, &h200) == 1.05);
+    CHECK(gs_table_ratio(GS_ROUTE_SGEMM_SIMT, 0, &q, &other) == 1.05);
+
+    /* a GPU token that is not one word of at most 15 characters is an error */
+    f = fopen(path, "w");
+    fprintf(f, "gemmshim-table 1\nsgemm_simt - 90 f32 NN 8 8 8 1.0 H200 extra\n");
+    fclose(f);
+    CHECK(gs_table_load(path, msg, sizeof msg) != 0);
+    CHECK_CONTAINS(msg, ":2: expected");
+    f = fopen(path, "w");
+    fprintf(f, "gemmshim-table 1\nsgemm_simt - 90 f32 NN 8 8 8 1.0 ABCDEFGHIJKLMNOPQ\n");
+    fclose(f);
+    CHECK(gs_table_load(path, msg, sizeof msg) != 0);
+    remove(path);
+}
+
 int main(void)
 {
     forward_cases();
@@ -306,5 +392,6 @@ int main(void)
     names();
     table_policy_follows_table();
     shared_predicates();
+    table_per_gpu(); /* last: replaces the built-in table */
     return GS_TEST_DONE();
 }
