@@ -10,8 +10,9 @@
  *
  * Entries carry the GPU model they were measured on (gs_gpu_key: "H200",
  * "H100"; "" = any). A device uses the entries of its own model (and the
- * "any" ones) where one matches; a model without a matching entry gets the
- * lowest ratio of the nearest shape over every model. So an H200 picks the
+ * "any" ones) where one matches; a model without a matching entry, or a
+ * device whose name is unknown (gpu ""), gets the lowest ratio of the
+ * nearest shape over every model. So an H200 picks the
  * configuration that measured fastest on H200s (where an H100 may have
  * ranked another one first), and a GPU the table has never seen gets the
  * most conservative reading. */
@@ -76,9 +77,13 @@ double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const
             k > e->k * K_SPAN)
             continue;
         const double dist = fabs(log(mn / e->mn)) + fabs(log(k / e->k));
-        if (!e->gpu[0] || !strcmp(e->gpu, d->gpu)) {
+        /* equal distances (a model-less and a model entry of one shape):
+         * the lower ratio, as for every model below */
+        if (d->gpu[0] && (!e->gpu[0] || !strcmp(e->gpu, d->gpu))) {
             if (dist < own_dist) {
                 own_dist = dist;
+                own = e->ratio;
+            } else if (dist == own_dist && e->ratio < own) {
                 own = e->ratio;
             }
         }

@@ -11,22 +11,22 @@
 static gs_device_t cache[GS_MAX_DEVICES];
 static int cached[GS_MAX_DEVICES]; /* 0 unknown, 1 filled (benign race: same values) */
 
-/* The device's name ("NVIDIA H200"): the full properties query, which the
- * cache above makes a once-per-device cost (the routing table keys its
- * measurements on the model, gs_gpu_key). A failure leaves the name empty
- * and clears the error it set. */
-static const char *gpu_name(int dev)
+/* The routing table's model key of the device (gs_gpu_key of its name,
+ * "NVIDIA H200" -> "H200"), from the full properties query, which the cache
+ * above makes a once-per-device cost. A failure leaves the key empty (the
+ * table then reads conservatively) and clears the last error it set, as the
+ * launch paths do after a failed launch, so that it does not surface in the
+ * application's next cudaGetLastError (that also clears an error the
+ * application had not fetched yet: the same trade as there). */
+static void gpu_key(int dev, char *key, size_t n)
 {
-    static __thread char name[256];
     cudaDeviceProp prop;
-    name[0] = '\0';
     if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess) {
-        strncpy(name, prop.name, sizeof name - 1);
-        name[sizeof name - 1] = '\0';
+        gs_gpu_key(prop.name, key, n);
     } else {
         (void)cudaGetLastError();
+        key[0] = '\0';
     }
-    return name;
 }
 
 extern "C" int gs_device_query(gs_device_t *d)
@@ -54,7 +54,7 @@ extern "C" int gs_device_query(gs_device_t *d)
     d->sm_count = sms;
     d->smem_optin = (size_t)smem;
     d->l2_bytes = (size_t)l2;
-    gs_gpu_key(gpu_name(dev), d->gpu, sizeof d->gpu);
+    gpu_key(dev, d->gpu, sizeof d->gpu);
     if (dev >= 0 && dev < GS_MAX_DEVICES) {
         cache[dev] = *d;
         __atomic_store_n(&cached[dev], 1, __ATOMIC_RELEASE);

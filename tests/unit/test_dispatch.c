@@ -325,14 +325,24 @@ static void table_per_gpu(void)
 
     char path[] = "/tmp/gs_test_table_gpu_XXXXXX";
     int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    FILE *f = fdopen(fd, "w");
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f != NULL);
+    if (!f)
+        return;
     fprintf(f, "gemmshim-table 1\n"
                "pingpong pingpong_128x128x64 90 bf16 TN 4096 4096 4096 1.10 H100\n"
                "pingpong pingpong_128x128x64 90 bf16 TN 4096 4096 4096 0.90 H200\n"
                "pingpong pingpong_coop_256x128x64 90 bf16 TN 4096 4096 4096 1.20 H200  # c\n"
                "pingpong pingpong_coop_256x128x64 90 bf16 TN 4096 4096 4096 0.95 H100\n"
-               "sgemm_simt - 90 f32 NN 1024 1024 1024 1.05\n");
+               "sgemm_simt - 90 f32 NN 1024 1024 1024 1.05\n"
+               /* one shape with a model-less and an H200 entry: the lower */
+               "pingpong pingpong_128x128x64 90 bf16 NN 2048 2048 2048 1.10\n"
+               "pingpong pingpong_128x128x64 90 bf16 NN 2048 2048 2048 0.90 H200\n"
+               /* H200 measured k = 3000, H100 k = 2600: an H200 call at
+                * k = 2500 reads its own model's entry although the other
+                * is nearer (both within the k span) */
+               "pingpong pingpong_128x128x64 90 bf16 NT 2048 2048 3000 1.30 H200\n"
+               "pingpong pingpong_128x128x64 90 bf16 NT 2048 2048 2600 0.70 H100\n");
     fclose(f);
     char msg[256];
     CHECK_EQ_INT(gs_table_load(path, msg, sizeof msg), 0);
@@ -371,16 +381,37 @@ static void table_per_gpu(void)
     CHECK(gs_table_ratio(GS_ROUTE_SGEMM_SIMT, 0, &q, &h200) == 1.05);
     CHECK(gs_table_ratio(GS_ROUTE_SGEMM_SIMT, 0, &q, &other) == 1.05);
 
+    p.m = p.n = p.k = p.lda = p.ldb = p.ldc = 2048;
+    p.trans_a = p.trans_b = GS_OP_N;
+    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &h200) == 0.90);
+    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &h100) == 1.10);
+    p.trans_b = GS_OP_T;
+    p.k = 2500;
+    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &h200) == 1.30);
+    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &h100) == 0.70);
+    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &other) == 0.70);
+    /* a device whose name is unknown reads like an unknown model */
+    gs_device_t anon = device(9, 0, 132);
+    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &anon) == 0.70);
+    p.trans_b = GS_OP_N;
+    p.k = 2048;
+    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &anon) == 0.90);
+
     /* a GPU token that is not one word of at most 15 characters is an error */
-    f = fopen(path, "w");
-    fprintf(f, "gemmshim-table 1\nsgemm_simt - 90 f32 NN 8 8 8 1.0 H200 extra\n");
-    fclose(f);
-    CHECK(gs_table_load(path, msg, sizeof msg) != 0);
-    CHECK_CONTAINS(msg, ":2: expected");
-    f = fopen(path, "w");
-    fprintf(f, "gemmshim-table 1\nsgemm_simt - 90 f32 NN 8 8 8 1.0 ABCDEFGHIJKLMNOPQ\n");
-    fclose(f);
-    CHECK(gs_table_load(path, msg, sizeof msg) != 0);
+    static const char *const bad[] = {
+        "gemmshim-table 1\nsgemm_simt - 90 f32 NN 8 8 8 1.0 H200 extra\n",
+        "gemmshim-table 1\nsgemm_simt - 90 f32 NN 8 8 8 1.0 ABCDEFGHIJKLMNOPQ\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (!f)
+            break;
+        fputs(bad[i], f);
+        fclose(f);
+        CHECK(gs_table_load(path, msg, sizeof msg) != 0);
+        CHECK_CONTAINS(msg, ":2: expected");
+    }
     remove(path);
 }
 
