@@ -133,8 +133,6 @@ static inline int gs_compute_is_f32_accum(gs_compute_t c)
            c == GS_CT_F32_FAST_16BF;
 }
 
-/* The device a call would run on, as dispatch and can_implement see it.
- * Filled from the CUDA runtime (kernels/gs_device.cu) or, in tests, by hand. */
 /* The routing table's GPU key of a device name: the name without a leading
  * "NVIDIA ", up to the first space ("NVIDIA H100 80GB HBM3" -> "H100"),
  * truncated to n - 1 characters. */
@@ -153,6 +151,8 @@ static inline void gs_gpu_key(const char *name, char *out, size_t n)
     out[j] = '\0';
 }
 
+/* The device a call would run on, as dispatch and can_implement see it.
+ * Filled from the CUDA runtime (kernels/gs_device.cu) or, in tests, by hand. */
 typedef struct gs_device {
     int present;             /* 0: no usable CUDA device (dispatch forwards) */
     int ordinal;

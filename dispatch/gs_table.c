@@ -12,10 +12,10 @@
  * "H100"; "" = any). A device uses the entries of its own model (and the
  * "any" ones) where one matches; a model without a matching entry, or a
  * device whose name is unknown (gpu ""), gets the lowest ratio of the
- * nearest shape over every model. So an H200 picks the
- * configuration that measured fastest on H200s (where an H100 may have
- * ranked another one first), and a GPU the table has never seen gets the
- * most conservative reading. */
+ * nearest shape over every model. So an H200 picks the configuration that
+ * measured fastest on H200s (where an H100 may have ranked another one
+ * first), and a GPU the table has never seen gets the most conservative
+ * reading. */
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock */
 #include "gs_dispatch.h"
 #include "gs_kernels.h" /* configuration names in the generated entries */
