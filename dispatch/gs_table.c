@@ -57,14 +57,28 @@ unsigned gs_table_generation(void)
     return __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
 }
 
+/* The nearest entry seen so far: a nearer one replaces it; one at the same
+ * distance (the same shape measured on another model, or with and without a
+ * model) keeps the lower ratio. */
+typedef struct nearest {
+    double dist, ratio;
+} nearest_t;
+
+static void nearest_offer(nearest_t *n, double dist, double ratio)
+{
+    if (dist < n->dist || (dist == n->dist && ratio < n->ratio)) {
+        n->dist = dist;
+        n->ratio = ratio;
+    }
+}
+
 double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const gs_device_t *d)
 {
     int cc = d->cc_major * 10 + d->cc_minor;
     char layout[3] = {p->trans_a ? 'T' : 'N', p->trans_b ? 'T' : 'N', 0};
     double mn = (double)p->m * (double)p->n, k = (double)p->k;
-    /* nearest entry of this model (or "any"); nearest of every model, its
-     * lowest ratio where several models measured that shape */
-    double own = 0.0, own_dist = INFINITY, all = 0.0, all_dist = INFINITY;
+    /* the nearest entry of this model (or of none); of every model */
+    nearest_t own = {INFINITY, 0.0}, all = {INFINITY, 0.0};
     pthread_rwlock_rdlock(&table_lock);
     for (size_t i = 0; i < table_n; ++i) {
         const table_entry_t *e = &table[i];
@@ -77,25 +91,12 @@ double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const
             k > e->k * K_SPAN)
             continue;
         const double dist = fabs(log(mn / e->mn)) + fabs(log(k / e->k));
-        /* equal distances (a model-less and a model entry of one shape):
-         * the lower ratio, as for every model below */
-        if (d->gpu[0] && (!e->gpu[0] || !strcmp(e->gpu, d->gpu))) {
-            if (dist < own_dist) {
-                own_dist = dist;
-                own = e->ratio;
-            } else if (dist == own_dist && e->ratio < own) {
-                own = e->ratio;
-            }
-        }
-        if (dist < all_dist) {
-            all_dist = dist;
-            all = e->ratio;
-        } else if (dist == all_dist && e->ratio < all) {
-            all = e->ratio;
-        }
+        if (d->gpu[0] && (!e->gpu[0] || !strcmp(e->gpu, d->gpu)))
+            nearest_offer(&own, dist, e->ratio);
+        nearest_offer(&all, dist, e->ratio);
     }
     pthread_rwlock_unlock(&table_lock);
-    return own_dist < INFINITY ? own : all;
+    return own.dist < INFINITY ? own.ratio : all.ratio;
 }
 
 /* ---- routing table files ----

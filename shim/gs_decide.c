@@ -41,8 +41,9 @@ static void make_key(key_t *k, const gs_problem_t *p, const gs_device_t *d,
     W(ptr_class(p->beta)); W(ptr_class(p->bias));
     W(d->present); W(d->ordinal); W(d->cc_major); W(d->cc_minor); W(d->sm_count);
     W(d->smem_optin); W(d->l2_bytes);
-    uint64_t gpu[2] = {0, 0}; /* the model key (gs_gpu_key): the table reads per model */
-    memcpy(gpu, d->gpu, sizeof d->gpu < sizeof gpu ? sizeof d->gpu : sizeof gpu);
+    uint64_t gpu[2]; /* the model key (gs_gpu_key): the table reads per model */
+    _Static_assert(sizeof gpu == sizeof ((gs_device_t *)0)->gpu, "two key words");
+    memcpy(gpu, d->gpu, sizeof gpu);
     W(gpu[0]); W(gpu[1]);
     W(r->mode); W(r->policy); W(r->kernel_mask); W(r->pingpong_configs);
     W(gs_table_generation());
