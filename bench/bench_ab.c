@@ -9,9 +9,24 @@
  * Each shape's result is also compared with cuBLAS's (relative Frobenius
  * difference) and the route that served it is read from the shim's log.
  *
+ * The memory-bound suites (decode, deepk; any shape with --floor) also time
+ * a third side, the floor probe (bench/floor_probe.cu): one kernel that only
+ * moves the call's compulsory bytes (A and B read once, C written once), so
+ * each row says how close both GEMMs come to the achievable memory time at
+ * that size (ours / floor, cuBLAS / floor) and the TB/s each reaches.
+ *
  * usage: bench_ab [--suite sgemm|pingpong|prefill|decode|deepk|all | --shapes FILE]
- *                 [--csv FILE] [--rounds N] */
+ *                 [--csv FILE] [--rounds N] [--floor] */
 #include "../tests/gpu/gpu_util.h"
+
+/* bench/floor_probe.cu: cudaError_t of the launch; ctas <= 0: one per SM */
+int gs_bench_floor_launch(const void *a, size_t a_bytes, const void *b, size_t b_bytes, void *c,
+                          size_t c_bytes, int ctas, int chunk_kb, int ring_kb, cudaStream_t stream);
+
+/* The probe's shape (GEMMSHIM_BENCH_FLOOR_CTAS, _CHUNK_KB, _RING_KB; 0: its defaults) */
+typedef struct floor_cfg {
+    int ctas, chunk_kb, ring_kb;
+} floor_cfg_t;
 
 
 typedef struct shape {
@@ -197,6 +212,25 @@ static float time_run(gemmex_fn f, cublasHandle_t h, const shape_t *s, const set
     return ms / iters;
 }
 
+/* ms per floor-probe call, over the same buffer sets as time_run */
+static float time_floor(const shape_t *s, const sets_t *b, int iters, const floor_cfg_t *fc,
+                        cudaEvent_t e0, cudaEvent_t e1)
+{
+    size_t a_bytes = (size_t)s->m * s->k * gu_esize(s->ab), b_bytes = (size_t)s->k * s->n * gu_esize(s->ab);
+    size_t c_bytes = (size_t)s->m * s->n * gu_esize(s->c);
+    CUDA_OK(cudaEventRecord(e0, 0));
+    for (int i = 0; i < iters; ++i) {
+        int j = i % b->count;
+        CUDA_OK((cudaError_t)gs_bench_floor_launch(b->A[j], a_bytes, b->B[j], b_bytes, b->C[j],
+                                                   c_bytes, fc->ctas, fc->chunk_kb, fc->ring_kb, 0));
+    }
+    CUDA_OK(cudaEventRecord(e1, 0));
+    CUDA_OK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+    return ms / iters;
+}
+
 /* The route the shim logged for this shape ("?" if the log is elsewhere). */
 static void route_of(const char *log, const shape_t *s, char *out, size_t cap)
 {
@@ -221,7 +255,7 @@ static void route_of(const char *log, const shape_t *s, char *out, size_t cap)
 int main(int argc, char **argv)
 {
     const char *suite = "all", *csv = "bench_ab.csv", *shapes_file = NULL;
-    int rounds = 15;
+    int rounds = 15, floor_all = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--suite") && i + 1 < argc)
             suite = argv[++i];
@@ -231,9 +265,11 @@ int main(int argc, char **argv)
             shapes_file = argv[++i];
         else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
             rounds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--floor"))
+            floor_all = 1;
         else {
             fprintf(stderr, "usage: %s [--suite sgemm|pingpong|prefill|decode|deepk|all | "
-                            "--shapes FILE] [--csv FILE] [--rounds N]\n", argv[0]);
+                            "--shapes FILE] [--csv FILE] [--rounds N] [--floor]\n", argv[0]);
             return 2;
         }
     }
@@ -280,12 +316,19 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(out, "gpu,suite,dtype,layout,m,n,k,ours_ms,cublas_ms,speedup,ours_tflops,"
-                 "cublas_tflops,rel_diff,route\n");
+                 "cublas_tflops,rel_diff,route,bytes,floor_ms\n");
+    /* The floor probe: off where it cannot run (not sm_90), said once. */
+    const char *e_ctas = getenv("GEMMSHIM_BENCH_FLOOR_CTAS"), *e_chunk = getenv("GEMMSHIM_BENCH_FLOOR_CHUNK_KB"),
+               *e_ring = getenv("GEMMSHIM_BENCH_FLOOR_RING_KB");
+    floor_cfg_t fcfg = {e_ctas ? atoi(e_ctas) : 0, e_chunk ? atoi(e_chunk) : 0, e_ring ? atoi(e_ring) : 0};
+    int floor_ok = 1;
     printf("bench_ab on %s (%d SMs, L2 %d MB), %d rounds, median\n", prop.name,
            prop.multiProcessorCount, l2 >> 20, rounds);
     printf("%-12s %-8s %-3s %6s %6s %6s %9s %9s %8s %8s %7s %9s  %s\n", "suite", "dtype", "lay",
            "m", "n", "k", "ours_ms", "cublas_ms", "ours_TF", "cubl_TF", "speedup", "rel_diff",
            "route");
+    printf("(memory-bound rows: floor_ms = the floor probe, and TB/s of compulsory bytes for "
+           "ours / cuBLAS / floor)\n");
     for (int si = 0; si < n_shapes; ++si) {
         const shape_t *s = &shapes[si];
         size_t na = (size_t)s->m * s->k, nb = (size_t)s->k * s->n, nc = (size_t)s->m * s->n;
@@ -315,7 +358,23 @@ int main(int argc, char **argv)
         time_run(ours, h, s, &b, b.count, e0, e1);
         int iters = (int)(2.0 / (probe > 1e-4f ? probe : 1e-4f));
         iters = iters < b.count ? b.count : iters > 2000 ? 2000 : iters;
-        float t_ours[64], t_real[64];
+        int with_floor = floor_ok && (floor_all || !strcmp(s->suite, "decode") ||
+                                      !strncmp(s->suite, "deepk", 5));
+        if (with_floor) {
+            size_t ab = gu_esize(s->ab);
+            cudaError_t e = (cudaError_t)gs_bench_floor_launch(b.A[0], na * ab, b.B[0], nb * ab,
+                                                               b.C[0], nc * gu_esize(s->c),
+                                                               fcfg.ctas, fcfg.chunk_kb,
+                                                               fcfg.ring_kb, 0);
+            if (e == cudaSuccess)
+                e = cudaDeviceSynchronize();
+            if (e != cudaSuccess) {
+                printf("(no floor probe on this device: %s)\n", cudaGetErrorString(e));
+                cudaGetLastError();
+                floor_ok = with_floor = 0;
+            }
+        }
+        float t_ours[64], t_real[64], t_floor[64];
         int r_n = rounds > 64 ? 64 : rounds;
         for (int r = 0; r < r_n; ++r) {
             if (r & 1) {
@@ -325,10 +384,18 @@ int main(int argc, char **argv)
                 t_ours[r] = time_run(ours, h, s, &b, iters, e0, e1);
                 t_real[r] = time_run(real, h, s, &b, iters, e0, e1);
             }
+            if (with_floor)
+                t_floor[r] = time_floor(s, &b, iters, &fcfg, e0, e1);
         }
         qsort(t_ours, r_n, sizeof(float), cmp_float);
         qsort(t_real, r_n, sizeof(float), cmp_float);
-        double mo = t_ours[r_n / 2], mr = t_real[r_n / 2];
+        double mo = t_ours[r_n / 2], mr = t_real[r_n / 2], mf = NAN;
+        if (with_floor) {
+            qsort(t_floor, r_n, sizeof(float), cmp_float);
+            mf = t_floor[r_n / 2];
+        }
+        /* compulsory bytes: A and B read once, C written once (beta = 0) */
+        double bytes = (double)(na + nb) * gu_esize(s->ab) + (double)nc * gu_esize(s->c);
         double flop = 2.0 * s->m * s->n * s->k;
         char route[160];
         route_of(log, s, route, sizeof route);
@@ -339,9 +406,16 @@ int main(int argc, char **argv)
         printf("%-12s %-8s %-3s %6d %6d %6d %9.4f %9.4f %8.1f %8.1f %6.3fx %9.2e  %s\n",
                s->suite, dt, s->layout, s->m, s->n, s->k, mo, mr, flop / mo / 1e9,
                flop / mr / 1e9, mr / mo, rel, route);
-        fprintf(out, "%s,%s,%s,%s,%d,%d,%d,%.6f,%.6f,%.4f,%.2f,%.2f,%.3e,%s\n", prop.name,
+        if (with_floor)
+            printf("%-12s floor_ms %.4f   TB/s ours %.2f  cuBLAS %.2f  floor %.2f   "
+                   "floor/ours %.2f  floor/cuBLAS %.2f\n", "", mf, bytes / mo / 1e9,
+                   bytes / mr / 1e9, bytes / mf / 1e9, mf / mo, mf / mr);
+        fprintf(out, "%s,%s,%s,%s,%d,%d,%d,%.6f,%.6f,%.4f,%.2f,%.2f,%.3e,%s,%.0f,", prop.name,
                 s->suite, dt, s->layout, s->m, s->n, s->k, mo, mr, mr / mo, flop / mo / 1e9,
-                flop / mr / 1e9, rel, route);
+                flop / mr / 1e9, rel, route, bytes);
+        if (with_floor)
+            fprintf(out, "%.6f", mf);
+        fputc('\n', out);
         fflush(out);
         fflush(stdout);
         for (int i = 0; i < b.count; ++i) {
