@@ -36,8 +36,9 @@
  * tiles x k-tiles units dealt out in equal contiguous runs, so every SM is
  * busy however the tiles divide; a run that crosses a tile boundary makes
  * two segments. Each segment stores its fp32 partial tile in the workspace,
- * and a second kernel sums each tile's partials in slot order (fixed by the
- * problem and the grid: bitwise reproducible), applies alpha, beta (C not
+ * and a second kernel sums each tile's partials in a fixed order (runs of
+ * consecutive slots, then the runs: fixed by the problem and the grid, so
+ * bitwise reproducible), applies alpha, beta (C not
  * read when beta == 0) and bias once, and writes C. A second kernel rather
  * than "the last CTA to arrive reduces": on 512x512x32768 that CTA alone
  * would read ~17 partial tiles (2 MB) through one SM while the others idle;
@@ -759,13 +760,24 @@ sgemm_warptile_streamk(const sgemm_params prm)
     }
 }
 
-/* Threads per block of the split-K reduction. */
-constexpr int REDUCE_THREADS = 256;
+/* The split-K reduction's block: REDUCE_VECS 4-row vectors of one column
+ * of a tile (a warp: 512 contiguous bytes of a slot) times REDUCE_RUNS runs
+ * of slots. */
+constexpr int REDUCE_VECS = 32;
+constexpr int REDUCE_RUNS = 8;
+constexpr int REDUCE_THREADS = REDUCE_VECS * REDUCE_RUNS;
 
-/* Split K, second kernel: one thread per 4 rows of one column of C sums the
- * tile's partial slots in slot order (a fixed order given by the problem and
- * the grid, so every run gives the same bits), then alpha, beta and bias.
- * Threads run down a column of a slot: 16-byte loads, contiguous per warp. */
+/* Split K, second kernel: the partial slots of a tile are cut into
+ * REDUCE_RUNS runs of consecutive slots; thread (x, j) sums run j of its 4
+ * rows of one column in slot order, and thread (x, 0) then adds the runs in
+ * run order and applies alpha, beta and bias. The order is fixed by the
+ * problem and the grid, so every call gives the same bits.
+ * Why runs: with one running sum per thread, a tile of many slots was one
+ * long chain of dependent loads on a few SMs (1 x 1 x 131072: 512 slots of
+ * one 64x64 tile, 1024 threads) and each partial was added to a sum ~20x
+ * its size; runs spread the loads over REDUCE_RUNS times the threads and
+ * shorten the chain (a host model of the two orders puts the median error
+ * of that dot product ~1.5x lower; bench/NOTES.md). */
 template <class Cfg>
 __global__ void __launch_bounds__(REDUCE_THREADS)
 sgemm_splitk_reduce(const sgemm_params prm)
@@ -773,36 +785,55 @@ sgemm_splitk_reduce(const sgemm_params prm)
     constexpr int BM = Cfg::BLOCK_M, BN = Cfg::BLOCK_N;
     constexpr int ROW_VECS = BM / 4;
     constexpr int64_t PER_TILE = (int64_t)ROW_VECS * BN;
-    const int64_t idx = (int64_t)blockIdx.x * REDUCE_THREADS + threadIdx.x;
-    const int t = (int)(idx / PER_TILE);
+    static_assert(PER_TILE % REDUCE_VECS == 0, "a block's vectors lie in one tile");
+    __shared__ float4 run_sum[REDUCE_RUNS][REDUCE_VECS];
+    const int x = threadIdx.x, j = threadIdx.y;
+    const int64_t idx = (int64_t)blockIdx.x * REDUCE_VECS + x;
+    const int t = (int)(idx / PER_TILE); /* the same for the whole block */
     if (t >= prm.tiles_m * prm.tiles_n)
         return;
     const int in_tile = (int)(idx - t * PER_TILE);
     const int c = in_tile / ROW_VECS, r = (in_tile % ROW_VECS) * 4;
     const int row = (t % prm.tiles_m) * BM + r, col = (t / prm.tiles_m) * BN + c;
-    if (row >= prm.m || col >= prm.n)
-        return;
+    const bool inside = row < prm.m && col < prm.n;
 
     const float alpha = prm.alpha_ptr ? *prm.alpha_ptr : prm.alpha;
     const float beta = prm.beta_ptr ? *prm.beta_ptr : prm.beta;
-    float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    if (alpha != 0.0f) {
-        const int64_t units = (int64_t)prm.tiles_m * prm.tiles_n * prm.k_tiles;
-        const int64_t first = (int64_t)t * prm.k_tiles;
-        const int g_lo = cta_of_unit(first, units, prm.ctas);
-        const int g_hi = cta_of_unit(first + prm.k_tiles - 1, units, prm.ctas);
+    const int64_t units = (int64_t)prm.tiles_m * prm.tiles_n * prm.k_tiles;
+    const int64_t first = (int64_t)t * prm.k_tiles;
+    const int g_lo = cta_of_unit(first, units, prm.ctas);
+    const int slots = cta_of_unit(first + prm.k_tiles - 1, units, prm.ctas) - g_lo + 1;
+    const int run_len = (slots + REDUCE_RUNS - 1) / REDUCE_RUNS;
+    const int runs = (slots + run_len - 1) / run_len;
+    if (inside && alpha != 0.0f && j < runs) {
+        const int s_lo = j * run_len, s_hi = min(s_lo + run_len, slots);
         const float4 *slot = reinterpret_cast<const float4 *>(
-            prm.partials + (int64_t)(g_lo + t) * (BM * BN) + c * BM + r);
+            prm.partials + (int64_t)(g_lo + t + s_lo) * (BM * BN) + c * BM + r);
         float4 s = __ldcg(slot);
         /* unrolled so that several independent loads are in flight */
 #pragma unroll 8
-        for (int g = g_lo + 1; g <= g_hi; ++g) {
+        for (int g = s_lo + 1; g < s_hi; ++g) {
             slot += BM * BN / 4;
-            const float4 x = __ldcg(slot);
-            s.x += x.x;
-            s.y += x.y;
-            s.z += x.z;
-            s.w += x.w;
+            const float4 v = __ldcg(slot);
+            s.x += v.x;
+            s.y += v.y;
+            s.z += v.z;
+            s.w += v.w;
+        }
+        run_sum[j][x] = s;
+    }
+    __syncthreads();
+    if (!inside || j != 0)
+        return;
+    float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (alpha != 0.0f) {
+        float4 s = run_sum[0][x];
+        for (int jj = 1; jj < runs; ++jj) {
+            const float4 u = run_sum[jj][x];
+            s.x += u.x;
+            s.y += u.y;
+            s.z += u.z;
+            s.w += u.w;
         }
         v[0] = alpha * s.x;
         v[1] = alpha * s.y;
@@ -867,10 +898,10 @@ cudaError_t launch_modes(const sgemm_params &prm, int device, cudaStream_t strea
             prm, dim3((unsigned)prm.ctas, 1, 1), device, stream);
         if (err != cudaSuccess)
             return err;
-        const int64_t threads = (int64_t)prm.tiles_m * prm.tiles_n * Cfg::BLOCK_M * Cfg::BLOCK_N / 4;
+        const int64_t vecs = (int64_t)prm.tiles_m * prm.tiles_n * Cfg::BLOCK_M * Cfg::BLOCK_N / 4;
         cudaLaunchConfig_t lr = {};
-        lr.gridDim = dim3((unsigned)((threads + REDUCE_THREADS - 1) / REDUCE_THREADS), 1, 1);
-        lr.blockDim = dim3(REDUCE_THREADS, 1, 1);
+        lr.gridDim = dim3((unsigned)(vecs / REDUCE_VECS), 1, 1);
+        lr.blockDim = dim3(REDUCE_VECS, REDUCE_RUNS, 1);
         lr.stream = stream;
         return cudaLaunchKernelEx(&lr, sgemm_splitk_reduce<Cfg>, prm);
     } else {

@@ -15,6 +15,16 @@
  * few outputs the relative error is that of a handful of long sums, which
  * cancellation can push past 1e-5 for cuBLAS too (H200: 1 x 1 x 131072,
  * ours 1.0e-5, cuBLAS 5.1e-6).
+ * Cases with fewer than FEW_OUTPUTS outputs take positive operands. With
+ * random signs a single output's relative error is set by how close the
+ * draw's sum happens to come to zero: a host model of our order and of a
+ * pairwise one put it above 1e-5 for ~2% of draws of 1 x 1 x 131072, and
+ * the ratio of two orders' errors on one output scatters over 10x: the
+ * model fails the 2x rule on 1-2% of draws (H200, session 12, one such
+ * run: ours 1.13e-5, cuBLAS 2.26e-6) with nothing wrong. With positive terms nothing cancels: the
+ * error stays ~1e-7 while a lost or doubled partial (>= 1/512 of the sum)
+ * is still a 2e-3 failure. Accuracy under cancellation is checked where the
+ * Frobenius norm averages it: every case with 8 or more outputs.
  *
  *   test_sgemm_bias                 the correctness cases (exit 0: all pass)
  *   test_sgemm_bias --quick         small cases only (for compute-sanitizer)
@@ -29,6 +39,7 @@
 #include "gs_kernels.h"
 
 #define TOL 1e-5
+#define FEW_OUTPUTS 8
 #define PAD_SENTINEL 12345.0f
 
 typedef cublasStatus_t (*sgemm_fn)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
@@ -104,6 +115,13 @@ static int run_case(const case_t *cs, int verbose)
            *dC = malloc(sizeof(double) * nc), *dOut = malloc(sizeof(double) * ldc * n);
     gu_fill_f32_f64(hA, dA, na);
     gu_fill_f32_f64(hB, dB, nb);
+    if (m * n < FEW_OUTPUTS) /* one or a few long dot products: positive terms */
+        for (int64_t i = 0; i < (na > nb ? na : nb); ++i) {
+            if (i < na)
+                dA[i] = hA[i] = fabsf(hA[i]);
+            if (i < nb)
+                dB[i] = hB[i] = fabsf(hB[i]);
+        }
     for (int64_t i = 0; i < nc; ++i)
         hC[i] = cs->beta == 0.f ? NAN : (float)gu_uniform();
     for (int64_t j = 0; j < n; ++j)
