@@ -101,7 +101,37 @@ def main(all_path, pol_path):
         out.append(f"| {mk[0]}x{mk[1]} | " + " | ".join(cells) + " |")
     out.append(f"\nGeomean over the 12 target shapes (n = 1, 16, 64): {geomean(tgt):.3f}x. "
                "n = 128 and 256 are forwarded (no kernel takes them).")
+    out.extend(floor_table(pol, pol_path))
     print("\n".join(out))
+
+
+def floor_table(pol, pol_path):
+    """The memory-bound rows of the default-policy run against the floor probe
+    (bench_ab's floor_ms: one kernel moving only the compulsory bytes)."""
+    fl = [r for r in pol if r.get("floor_ms") and r["suite"] in ("decode", "deepk")
+          and (r["suite"] != "decode" or r["n"] in ("1", "16", "64"))]
+    if not fl:
+        return []
+    out = [f"\n**Against the floor** (`{pol_path.split('/')[-1]}`, default policy): TB/s of "
+           "compulsory bytes (A and B read once, C written once) for ours / cuBLAS / the floor "
+           "probe, and cuBLAS time / floor time, the most any kernel could be faster than "
+           "cuBLAS at that size:\n",
+           "| shape | in->out | layout | route | speedup | TB/s ours / cuBLAS / floor | "
+           "ceiling (cuBLAS / floor) |\n| --- | --- | --- | --- | --- | --- | --- |"]
+    ceil_dec, got_dec = [], []
+    for r in fl:
+        b, f = float(r["bytes"]), float(r["floor_ms"])
+        ceiling = float(r["cublas_ms"]) / f
+        if r["suite"] == "decode":
+            ceil_dec.append(ceiling)
+            got_dec.append(float(r["speedup"]))
+        out.append(f'| {shape(r)} | {r["dtype"]} | {r["layout"]} | {r["route"]} | '
+                   f'{float(r["speedup"]):.3f}x | {b / float(r["ours_ms"]) / 1e9:.2f} / '
+                   f'{b / float(r["cublas_ms"]) / 1e9:.2f} / {b / f / 1e9:.2f} | {ceiling:.3f}x |')
+    if ceil_dec:
+        out.append(f"\nDecode targets (n = 1, 16, 64): geomean {geomean(got_dec):.3f}x; the floor "
+                   f"allows {geomean(ceil_dec):.3f}x.")
+    return out
 
 
 if __name__ == "__main__":
