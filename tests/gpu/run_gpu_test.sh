@@ -135,6 +135,14 @@ case $what in
     done
     GEMMSHIM_SWEEP_DECODE=1 cs memcheck skinny test_hgemm_sweep
     GEMMSHIM_SWEEP_DECODE=1 cs racecheck skinny test_hgemm_sweep
+    # the SIMT split-K kernels and their reduction (runs of slots summed
+    # through shared memory): the direct test's small split cases
+    for tool in memcheck racecheck synccheck; do
+      out=$(compute-sanitizer --tool $tool --error-exitcode 9 "$bin/test_sgemm_bias" --quick 2>&1)
+      rc=$?
+      echo "$tool sgemm split (test_sgemm_bias --quick): rc=$rc $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed,' | tr '\n' ' ')"
+      [ $rc -eq 0 ] || { fails=$((fails + 1)); echo "$out" | tail -30; }
+    done
     [ $fails -eq 0 ] || exit 1
     ;;
   pdl)
