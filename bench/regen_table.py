@@ -121,6 +121,10 @@ SOURCES = [
     ("h100-suites-s10.csv", []),
     ("h200-default-policy-s10.csv", []),
     ("h100-default-policy-s10.csv", []),
+    ("h200-s12-default-policy-repeats.csv", []),
+    ("h200-default-policy-s12.csv", []),
+    ("h100-default-policy-s12.csv", []),
+    ("h200-default-policy-s12-final.csv", []),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose
