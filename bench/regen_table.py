@@ -125,6 +125,7 @@ SOURCES = [
     ("h200-default-policy-s12.csv", []),
     ("h100-default-policy-s12.csv", []),
     ("h200-default-policy-s12-final.csv", []),
+    ("h100-default-policy-s12-final.csv", []),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose
