@@ -19,8 +19,10 @@
  *         size"); GEMMSHIM_BENCH_FLOOR_CTAS / _CHUNK_KB / _RING_KB set others.
  *   load: 16-byte loads straight to registers, 8 in flight per thread, two
  *         CTAs of 512 threads per SM.
- * In both the CTA's other threads store C (zeros, 16 bytes a lane). Built
- * for sm_90a; elsewhere the launch fails and bench_ab reports no floor. */
+ * C is stored as zeros, 16 bytes a lane: in the bulk engine by the CTA's
+ * threads that issue no copies, in the load engine by every thread after
+ * its loads. Built for sm_90a; elsewhere the bulk launch fails and bench_ab
+ * reports no floor. */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -33,6 +35,7 @@ constexpr int MAX_STAGES = 32;
 constexpr size_t MAX_RING = 200u << 10;
 constexpr size_t SMEM_BYTES = MAX_RING + MAX_STAGES * sizeof(uint64_t);
 
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 /* Bytes of chunk i of an operand of `bytes` bytes: whole chunks, then the
  * rest rounded down to 16 (a bulk copy moves multiples of 16; the last < 16
  * bytes of an operand are left out, at most 15 of millions). */
@@ -41,6 +44,7 @@ __device__ __forceinline__ uint32_t chunk_bytes(size_t bytes, size_t i, uint32_t
     const size_t left = bytes - i * chunk;
     return (uint32_t)(left >= chunk ? chunk : left & ~(size_t)15);
 }
+#endif
 
 /* chunk: a multiple of 16; stages * chunk <= MAX_RING, stages <= MAX_STAGES */
 __global__ void __launch_bounds__(THREADS) floor_kernel(const char *a, size_t a_bytes,
@@ -89,6 +93,8 @@ __global__ void __launch_bounds__(THREADS) floor_kernel(const char *a, size_t a_
         for (size_t v = (size_t)blockIdx.x * (THREADS - 32) + (threadIdx.x - 32); v < c_vecs; v += lanes)
             c[v] = make_uint4(0, 0, 0, 0);
     }
+#else
+    __trap(); /* built for another target: fail the launch, never time an empty kernel */
 #endif
 }
 
@@ -96,7 +102,8 @@ __global__ void __launch_bounds__(THREADS) floor_kernel(const char *a, size_t a_
  * in flight (ld.global.nc, no L1 allocation, 256-byte L2 prefetch), two
  * CTAs of 512 threads per SM, each CTA a contiguous share of A then B. The
  * loaded words are folded into one register that decides a store nobody
- * takes, so the loads cannot be dropped. C is stored as by the bulk engine. */
+ * takes, so the loads cannot be dropped; then every thread stores its share
+ * of C. */
 constexpr int LDG_THREADS = 512;
 constexpr int LDG_UNROLL = 8;
 
@@ -133,12 +140,15 @@ extern "C" int gs_bench_floor_ldg_launch(const void *a, size_t a_bytes, const vo
                                          size_t b_bytes, void *c, size_t c_bytes, int ctas,
                                          cudaStream_t stream)
 {
-    int dev = 0, sms = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e != cudaSuccess)
-        return (int)e;
+    static int sms = 0; /* bench_ab uses one device */
+    if (sms <= 0) {
+        int dev = 0;
+        cudaError_t e = cudaGetDevice(&dev);
+        if (e == cudaSuccess)
+            e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        if (e != cudaSuccess)
+            return (int)e;
+    }
     floor_ldg_kernel<<<ctas > 0 ? ctas : 2 * sms, LDG_THREADS, 0, stream>>>(
         static_cast<const uint4 *>(a), a_bytes / sizeof(uint4), static_cast<const uint4 *>(b),
         b_bytes / sizeof(uint4), static_cast<uint4 *>(c), c_bytes / sizeof(uint4));
@@ -148,7 +158,7 @@ extern "C" int gs_bench_floor_ldg_launch(const void *a, size_t a_bytes, const vo
 /* Launches the probe on `stream`; ctas <= 0 means one per SM, chunk_kb /
  * ring_kb <= 0 the defaults (64 / 192). Returns the launch's cudaError_t
  * (cudaErrorNoKernelImageForDevice off sm_90, cudaErrorInvalidValue for a
- * ring that does not hold 1..32 chunks or exceeds 200 KB). */
+ * ring that does not hold 1..32 whole chunks within 200 KB). */
 extern "C" int gs_bench_floor_launch(const void *a, size_t a_bytes, const void *b, size_t b_bytes,
                                      void *c, size_t c_bytes, int ctas, int chunk_kb, int ring_kb,
                                      cudaStream_t stream)
@@ -156,7 +166,7 @@ extern "C" int gs_bench_floor_launch(const void *a, size_t a_bytes, const void *
     const size_t chunk = (size_t)(chunk_kb > 0 ? chunk_kb : 64) << 10;
     const size_t ring = (size_t)(ring_kb > 0 ? ring_kb : 192) << 10;
     const size_t stages = ring / chunk;
-    if (stages < 1 || stages > MAX_STAGES || ring > MAX_RING)
+    if (stages < 1 || stages > MAX_STAGES || stages * chunk > MAX_RING)
         return (int)cudaErrorInvalidValue;
     static int ready = -1, sms = 0;
     if (ready < 0) {

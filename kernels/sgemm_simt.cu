@@ -760,9 +760,9 @@ sgemm_warptile_streamk(const sgemm_params prm)
     }
 }
 
-/* The split-K reduction's block: REDUCE_VECS 4-row vectors of one column
- * of a tile (a warp: 512 contiguous bytes of a slot) times REDUCE_RUNS runs
- * of slots. */
+/* The split-K reduction's block: REDUCE_VECS consecutive 4-row vectors of
+ * a tile (a warp: 512 contiguous bytes of a slot, one or more columns)
+ * times REDUCE_RUNS runs of slots. */
 constexpr int REDUCE_VECS = 32;
 constexpr int REDUCE_RUNS = 8;
 constexpr int REDUCE_THREADS = REDUCE_VECS * REDUCE_RUNS;

@@ -306,6 +306,11 @@ static void correctness(int quick)
         {1, 0, 130, 7, 6000, 2, 0, 0.5f, 0.f, 0, 0, 1},
         {0, 1, 257, 100, 4100, 0, 0, 1.f, 1.f, 0, 1, 1},
         {0, 0, 100, 100, 30000, 0, 0, 0.f, 0.5f, 0, 1, 1},
+        /* the reduction's runs: one 64x64 tile in 5 slots (5 runs of 1,
+         * 3 of the 8 run threads idle) and one output in 32 slots (8 runs
+         * of 4), so the sanitizers see both */
+        {0, 0, 64, 64, 1280, 0, 0, 1.f, 0.f, 0, 0, 1},
+        {1, 0, 1, 1, 8192, 0, 0, 1.f, 0.f, 1, 1, 1},
     };
     const case_t *list = quick ? quick_fixed : fixed;
     const int count = quick ? (int)(sizeof quick_fixed / sizeof *quick_fixed)
