@@ -216,20 +216,26 @@ static float time_run(gemmex_fn f, cublasHandle_t h, const shape_t *s, const set
     return ms / iters;
 }
 
+/* One floor-probe call of shape s on (A, B, C): the load engine or the bulk
+ * engine with the settings in fc. The launch's error. */
+static cudaError_t floor_call(const shape_t *s, void *A, void *B, void *C, const floor_cfg_t *fc,
+                              int ldg)
+{
+    size_t a_bytes = (size_t)s->m * s->k * gu_esize(s->ab), b_bytes = (size_t)s->k * s->n * gu_esize(s->ab);
+    size_t c_bytes = (size_t)s->m * s->n * gu_esize(s->c);
+    return (cudaError_t)(ldg ? gs_bench_floor_ldg_launch(A, a_bytes, B, b_bytes, C, c_bytes, 0, 0)
+                             : gs_bench_floor_launch(A, a_bytes, B, b_bytes, C, c_bytes, fc->ctas,
+                                                     fc->chunk_kb, fc->ring_kb, 0));
+}
+
 /* ms per floor-probe call, over the same buffer sets as time_run */
 static float time_floor(const shape_t *s, const sets_t *b, int iters, const floor_cfg_t *fc,
                         int ldg, cudaEvent_t e0, cudaEvent_t e1)
 {
-    size_t a_bytes = (size_t)s->m * s->k * gu_esize(s->ab), b_bytes = (size_t)s->k * s->n * gu_esize(s->ab);
-    size_t c_bytes = (size_t)s->m * s->n * gu_esize(s->c);
     CUDA_OK(cudaEventRecord(e0, 0));
     for (int i = 0; i < iters; ++i) {
         int j = i % b->count;
-        CUDA_OK((cudaError_t)(ldg ? gs_bench_floor_ldg_launch(b->A[j], a_bytes, b->B[j], b_bytes,
-                                                              b->C[j], c_bytes, 0, 0)
-                                  : gs_bench_floor_launch(b->A[j], a_bytes, b->B[j], b_bytes,
-                                                          b->C[j], c_bytes, fc->ctas, fc->chunk_kb,
-                                                          fc->ring_kb, 0)));
+        CUDA_OK(floor_call(s, b->A[j], b->B[j], b->C[j], fc, ldg));
     }
     CUDA_OK(cudaEventRecord(e1, 0));
     CUDA_OK(cudaEventSynchronize(e1));
@@ -368,14 +374,8 @@ int main(int argc, char **argv)
         int with_floor = floor_ok && (floor_all || !strcmp(s->suite, "decode") ||
                                       !strncmp(s->suite, "deepk", 5));
         if (with_floor) { /* each engine tried once; one that cannot run turns the floor off */
-            size_t ab = gu_esize(s->ab);
             for (int ldg = 0; ldg < 2 && with_floor; ++ldg) {
-                cudaError_t e = (cudaError_t)(
-                    ldg ? gs_bench_floor_ldg_launch(b.A[0], na * ab, b.B[0], nb * ab, b.C[0],
-                                                    nc * gu_esize(s->c), 0, 0)
-                        : gs_bench_floor_launch(b.A[0], na * ab, b.B[0], nb * ab, b.C[0],
-                                                nc * gu_esize(s->c), fcfg.ctas, fcfg.chunk_kb,
-                                                fcfg.ring_kb, 0));
+                cudaError_t e = floor_call(s, b.A[0], b.B[0], b.C[0], &fcfg, ldg);
                 if (e == cudaSuccess)
                     e = cudaDeviceSynchronize();
                 if (e != cudaSuccess) {

@@ -35,6 +35,13 @@ constexpr int MAX_STAGES = 32;
 constexpr size_t MAX_RING = 200u << 10;
 constexpr size_t SMEM_BYTES = MAX_RING + MAX_STAGES * sizeof(uint64_t);
 
+/* C as zeros, 16 bytes a lane: lane `lane` of `lanes` storing threads. */
+__device__ __forceinline__ void store_zero_c(uint4 *c, size_t c_vecs, size_t lane, size_t lanes)
+{
+    for (size_t v = lane; v < c_vecs; v += lanes)
+        c[v] = make_uint4(0, 0, 0, 0);
+}
+
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 /* Bytes of chunk i of an operand of `bytes` bytes: whole chunks, then the
  * rest rounded down to 16 (a bulk copy moves multiples of 16; the last < 16
@@ -89,9 +96,8 @@ __global__ void __launch_bounds__(THREADS) floor_kernel(const char *a, size_t a_
         for (size_t n = issued > STAGES ? issued - STAGES : 0; n < issued; ++n)
             mbarrier_wait_parity(&full[n % STAGES], (uint32_t)((n / STAGES) & 1));
     } else if (threadIdx.x >= 32) {
-        const size_t lanes = (size_t)gridDim.x * (THREADS - 32);
-        for (size_t v = (size_t)blockIdx.x * (THREADS - 32) + (threadIdx.x - 32); v < c_vecs; v += lanes)
-            c[v] = make_uint4(0, 0, 0, 0);
+        store_zero_c(c, c_vecs, (size_t)blockIdx.x * (THREADS - 32) + (threadIdx.x - 32),
+                     (size_t)gridDim.x * (THREADS - 32));
     }
 #else
     __trap(); /* built for another target: stop bench_ab (a sticky error) rather than time an empty kernel */
@@ -126,11 +132,25 @@ __global__ void __launch_bounds__(LDG_THREADS) floor_ldg_kernel(const uint4 *a, 
         for (int u = 0; u < LDG_UNROLL; ++u)
             fold ^= r[u].x ^ r[u].y ^ r[u].z ^ r[u].w;
     }
-    const size_t lanes = (size_t)gridDim.x * LDG_THREADS;
-    for (size_t v = (size_t)blockIdx.x * LDG_THREADS + threadIdx.x; v < c_vecs; v += lanes)
-        c[v] = make_uint4(0, 0, 0, 0);
+    store_zero_c(c, c_vecs, (size_t)blockIdx.x * LDG_THREADS + threadIdx.x,
+                 (size_t)gridDim.x * LDG_THREADS);
     if (fold == 0x9e3779b9u && c_vecs) /* practically never; keeps the loads */
         c[0] = make_uint4(fold, 0, 0, 0);
+}
+
+/* The current device's SM count, asked once (bench_ab uses one device);
+ * 0 with the error in *e when the runtime cannot say. */
+int sm_count(cudaError_t *e)
+{
+    static int sms = 0;
+    *e = cudaSuccess;
+    if (sms <= 0) {
+        int dev = 0;
+        *e = cudaGetDevice(&dev);
+        if (*e == cudaSuccess)
+            *e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    }
+    return *e == cudaSuccess ? sms : 0;
 }
 
 } // namespace
@@ -140,15 +160,10 @@ extern "C" int gs_bench_floor_ldg_launch(const void *a, size_t a_bytes, const vo
                                          size_t b_bytes, void *c, size_t c_bytes, int ctas,
                                          cudaStream_t stream)
 {
-    static int sms = 0; /* bench_ab uses one device */
-    if (sms <= 0) {
-        int dev = 0;
-        cudaError_t e = cudaGetDevice(&dev);
-        if (e == cudaSuccess)
-            e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-        if (e != cudaSuccess)
-            return (int)e;
-    }
+    cudaError_t e;
+    const int sms = sm_count(&e);
+    if (e != cudaSuccess)
+        return (int)e;
     floor_ldg_kernel<<<ctas > 0 ? ctas : 2 * sms, LDG_THREADS, 0, stream>>>(
         static_cast<const uint4 *>(a), a_bytes / sizeof(uint4), static_cast<const uint4 *>(b),
         b_bytes / sizeof(uint4), static_cast<uint4 *>(c), c_bytes / sizeof(uint4));
@@ -168,12 +183,10 @@ extern "C" int gs_bench_floor_launch(const void *a, size_t a_bytes, const void *
     const size_t stages = ring / chunk;
     if (stages < 1 || stages > MAX_STAGES || stages * chunk > MAX_RING)
         return (int)cudaErrorInvalidValue;
-    static int ready = -1, sms = 0;
+    static int ready = -1;
+    cudaError_t e;
+    const int sms = sm_count(&e);
     if (ready < 0) {
-        int dev = 0;
-        cudaError_t e = cudaGetDevice(&dev);
-        if (e == cudaSuccess)
-            e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
         if (e == cudaSuccess)
             e = cudaFuncSetAttribute(floor_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)SMEM_BYTES);

@@ -21,9 +21,9 @@
  * pairwise one put it above 1e-5 for ~2% of draws of 1 x 1 x 131072, and
  * the ratio of two orders' errors on one output scatters over 10x: the
  * model fails the 2x rule on 1-2% of draws (H200, session 12, one such
- * run: ours 1.13e-5, cuBLAS 2.26e-6) with nothing wrong. With positive terms nothing cancels: the
- * error stays ~1e-7 while a lost or doubled partial (>= 1/512 of the sum)
- * is still a 2e-3 failure. Accuracy under cancellation is checked where the
+ * run: ours 1.13e-5, cuBLAS 2.26e-6) with nothing wrong. With positive
+ * terms nothing cancels: the error stays ~1e-7 while a lost or doubled
+ * partial (>= 1/512 of the sum) is still a 2e-3 failure. Accuracy under cancellation is checked where the
  * Frobenius norm averages it: every case with 8 or more outputs.
  *
  *   test_sgemm_bias                 the correctness cases (exit 0: all pass)
@@ -115,13 +115,12 @@ static int run_case(const case_t *cs, int verbose)
            *dC = malloc(sizeof(double) * nc), *dOut = malloc(sizeof(double) * ldc * n);
     gu_fill_f32_f64(hA, dA, na);
     gu_fill_f32_f64(hB, dB, nb);
-    if (m * n < FEW_OUTPUTS) /* one or a few long dot products: positive terms */
-        for (int64_t i = 0; i < (na > nb ? na : nb); ++i) {
-            if (i < na)
-                dA[i] = hA[i] = fabsf(hA[i]);
-            if (i < nb)
-                dB[i] = hB[i] = fabsf(hB[i]);
-        }
+    if (m * n < FEW_OUTPUTS) { /* one or a few long dot products: positive terms */
+        for (int64_t i = 0; i < na; ++i)
+            dA[i] = hA[i] = fabsf(hA[i]);
+        for (int64_t i = 0; i < nb; ++i)
+            dB[i] = hB[i] = fabsf(hB[i]);
+    }
     for (int64_t i = 0; i < nc; ++i)
         hC[i] = cs->beta == 0.f ? NAN : (float)gu_uniform();
     for (int64_t j = 0; j < n; ++j)
