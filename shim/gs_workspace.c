@@ -33,6 +33,23 @@ static uintptr_t thread_key(void *stream)
     return 0;
 }
 
+static size_t flag_bytes(size_t size) { return GS_WS_FLAG_BYTES < size ? GS_WS_FLAG_BYTES : size; }
+
+/* Zero `bytes` at `p` before returning, on a stream of our own (non-blocking:
+ * it neither waits for nor joins the application's streams, captured or not). */
+static cudaError_t zero_now(void *p, size_t bytes)
+{
+    cudaStream_t s;
+    cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    if (e != cudaSuccess)
+        return e;
+    e = cudaMemsetAsync(p, 0, bytes, s);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(s);
+    cudaStreamDestroy(s);
+    return e;
+}
+
 static size_t grown_size(size_t bytes, size_t cap)
 {
     size_t s = MIN_BYTES;
@@ -70,25 +87,38 @@ int gs_workspace_get(int device, void *stream, size_t bytes, void **ptr, size_t 
         snprintf(why, why_size, "split-K workspace: more than %d streams", MAX_BUFFERS);
         return -1;
     }
-    /* Allocating while the stream is captured would put a synchronous
-     * cudaMalloc into the capture (illegal, and it would invalidate it). */
+    /* Inside stream capture a cudaMalloc is not captured: it happens now,
+     * once, and the graph keeps pointing at the buffer, which is never freed
+     * (that is what makes it safe; PyTorch's allocator does the same). The
+     * capture mode would reject it as a potentially unsafe call, so this
+     * thread is relaxed for the allocation only. The flags must be zero for
+     * the graph's first replay and for direct calls on the stream alike: they
+     * are zeroed now, on a private stream, not by a memset node that only
+     * replays would run. A capture that is already invalidated, or a status
+     * that cannot be had, forwards as before. */
     enum cudaStreamCaptureStatus cap_status = cudaStreamCaptureStatusNone;
     if (cudaStreamIsCapturing((cudaStream_t)stream, &cap_status) != cudaSuccess ||
-        cap_status != cudaStreamCaptureStatusNone) {
+        cap_status == cudaStreamCaptureStatusInvalidated) {
         cudaGetLastError();
         pthread_mutex_unlock(&lock);
-        snprintf(why, why_size, "split-K workspace not allocated before graph capture");
+        snprintf(why, why_size, "split-K workspace: stream capture status unavailable");
         return -1;
     }
+    const int capturing = cap_status == cudaStreamCaptureStatusActive;
     size_t want = grown_size(bytes, cap);
     void *p = NULL;
+    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    if (capturing)
+        cudaThreadExchangeStreamCaptureMode(&mode);
     cudaError_t e = cudaMalloc(&p, want);
     if (e == cudaSuccess)
-        e = cudaMemsetAsync(p, 0, GS_WS_FLAG_BYTES < want ? GS_WS_FLAG_BYTES : want,
-                            (cudaStream_t)stream);
+        e = capturing ? zero_now(p, flag_bytes(want))
+                      : cudaMemsetAsync(p, 0, flag_bytes(want), (cudaStream_t)stream);
+    if (e != cudaSuccess && p)
+        cudaFree(p);
+    if (capturing)
+        cudaThreadExchangeStreamCaptureMode(&mode); /* the application's mode again */
     if (e != cudaSuccess) {
-        if (p)
-            cudaFree(p);
         cudaGetLastError(); /* leave the application's error state as it was */
         pthread_mutex_unlock(&lock);
         snprintf(why, why_size, "split-K workspace: %s", cudaGetErrorName(e));

@@ -5,13 +5,15 @@
  *    into a graph; replaying it gives bitwise the output of the same calls
  *    made directly (the split-K workspace was allocated by the direct calls).
  * 2. First use inside capture: a split-K call on a stream that has no
- *    workspace yet is forwarded to cuBLAS (no allocation inside capture) and
- *    the replay is still right.
+ *    workspace yet is routed (the workspace is allocated, not captured); the
+ *    replay is right, and a direct call on the stream afterwards and a
+ *    second replay give the same bits.
  * 3. Threads: 4 threads, each with its own handle and stream, run GEMMs of
  *    their own shapes concurrently, two of them split-K (each stream its own
  *    workspace); each result matches the real cuBLAS's and repeats bitwise. */
 #include "gpu_util.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 
 typedef struct job {
@@ -103,48 +105,74 @@ static void test_capture(void)
     cublasDestroy(h);
 }
 
-/* A deep-K call first seen inside capture: the stream has no split-K
- * workspace, and none may be allocated while capturing, so the shim forwards
- * it (GEMMSHIM_LOG says why); the graph must still compute it right. */
-static void test_capture_first_use(void)
+/* The shim's route of this thread's last call ("?" without the API). */
+static const char *last_route(void)
 {
-    const job_t j = {CUDA_R_16BF, 256, 256, 65536};
+    static __thread char buf[96];
+    typedef int (*route_fn)(char *, size_t);
+    route_fn f = (route_fn)dlsym(RTLD_DEFAULT, "gemmshim_last_route");
+    if (!f || f(buf, sizeof buf) != 0)
+        snprintf(buf, sizeof buf, "?");
+    return buf;
+}
+
+/* A split-K call first seen inside capture, on a stream the shim has no
+ * workspace for yet: the workspace is allocated (not captured) and zeroed
+ * during the capture, and the call is routed. The replay must match cuBLAS;
+ * a direct call on the same stream afterwards (the same buffer, its flags
+ * left zero by the replay) and a second replay must give the same bits. */
+static void test_capture_first_use(const job_t *j, cudaStream_t s)
+{
     cublasHandle_t h;
-    cudaStream_t s;
     CUBLAS_OK(cublasCreate(&h));
-    CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     CUBLAS_OK(cublasSetStream(h, s));
     void *ws;
     CUDA_OK(cudaMalloc(&ws, 32 << 20));
     CUBLAS_OK(cublasSetWorkspace(h, ws, 32 << 20));
-    void *A = gu_dev_random((size_t)j.k * j.m, j.t), *B = gu_dev_random((size_t)j.k * j.n, j.t), *Cg,
-         *Cr;
-    size_t nc = (size_t)j.m * j.n * gu_esize(j.t);
+    void *A = gu_dev_random((size_t)j->k * j->m, j->t), *B = gu_dev_random((size_t)j->k * j->n, j->t),
+         *Cg, *Cd, *Cr;
+    size_t nc = (size_t)j->m * j->n * gu_esize(j->t);
     CUDA_OK(cudaMalloc(&Cg, nc));
+    CUDA_OK(cudaMalloc(&Cd, nc));
     CUDA_OK(cudaMalloc(&Cr, nc));
     CUDA_OK(cudaMemset(Cg, 0xff, nc));
+    CUDA_OK(cudaMemset(Cd, 0xff, nc));
     cudaGraph_t g;
     cudaGraphExec_t ge;
-    CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    cublasStatus_t st = gemm((gemmex_fn)cublasGemmEx, h, &j, A, B, Cg);
+    CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    cublasStatus_t st = gemm((gemmex_fn)cublasGemmEx, h, j, A, B, Cg);
+    char route[96];
+    snprintf(route, sizeof route, "%s", last_route());
     CUDA_OK(cudaStreamEndCapture(s, &g));
     CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
     CUDA_OK(cudaGraphLaunch(ge, s));
-    CUBLAS_OK(gemm((gemmex_fn)gu_real_cublas_sym("cublasGemmEx"), h, &j, A, B, Cr));
+    CUBLAS_OK(gemm((gemmex_fn)gu_real_cublas_sym("cublasGemmEx"), h, j, A, B, Cr));
+    void *hg = malloc(nc), *hd = malloc(nc), *hr = malloc(nc), *hg2 = malloc(nc);
     CUDA_OK(cudaStreamSynchronize(s));
-    void *hg = malloc(nc), *hr = malloc(nc);
     CUDA_OK(cudaMemcpy(hg, Cg, nc, cudaMemcpyDeviceToHost));
+    CUBLAS_OK(gemm((gemmex_fn)cublasGemmEx, h, j, A, B, Cd));
+    CUDA_OK(cudaMemset(Cg, 0xff, nc));
+    CUDA_OK(cudaGraphLaunch(ge, s));
+    CUDA_OK(cudaStreamSynchronize(s));
+    CUDA_OK(cudaMemcpy(hd, Cd, nc, cudaMemcpyDeviceToHost));
     CUDA_OK(cudaMemcpy(hr, Cr, nc, cudaMemcpyDeviceToHost));
-    double rel = gu_rel_diff(hg, hr, nc / 2, j.t);
-    char what[160];
-    snprintf(what, sizeof what, "deep-K call first seen in capture: status %d, rel. diff vs "
-             "cuBLAS %.3g", (int)st, rel);
-    count(st == CUBLAS_STATUS_SUCCESS && rel <= 1e-2, what);
-    free(hg); free(hr);
-    cudaFree(A); cudaFree(B); cudaFree(Cg); cudaFree(Cr); cudaFree(ws);
+    CUDA_OK(cudaMemcpy(hg2, Cg, nc, cudaMemcpyDeviceToHost));
+    double rel = gu_rel_diff(hg, hr, nc / gu_esize(j->t), j->t);
+    const int routed = strcmp(route, "forward") && strcmp(route, "?") && strcmp(route, "fallback");
+    char what[320];
+    snprintf(what, sizeof what, "%dx%dx%d %s first seen in capture: status %d, route %s, rel. diff "
+             "vs cuBLAS %.3g, direct call after %s, second replay %s", j->m, j->n, j->k,
+             j->t == CUDA_R_32F ? "fp32" : "bf16", (int)st, route, rel,
+             memcmp(hg, hd, nc) ? "DIFFERS" : "bitwise equal",
+             memcmp(hg, hg2, nc) ? "DIFFERS" : "bitwise equal");
+    count(st == CUBLAS_STATUS_SUCCESS && routed && rel <= (j->t == CUDA_R_32F ? 1e-5 : 1e-2) &&
+              !memcmp(hg, hd, nc) && !memcmp(hg, hg2, nc),
+          what);
+    printf("%s\n", what);
+    free(hg); free(hd); free(hr); free(hg2);
+    cudaFree(A); cudaFree(B); cudaFree(Cg); cudaFree(Cd); cudaFree(Cr); cudaFree(ws);
     cudaGraphExecDestroy(ge);
     cudaGraphDestroy(g);
-    cudaStreamDestroy(s);
     cublasDestroy(h);
 }
 
@@ -202,15 +230,25 @@ int main(void)
         return 1;
     }
     (void)gu_seed_init();
-    /* first: its stream must be new to the shim (a destroyed stream's handle
-     * value may come back for a new one, with the old stream's workspace) */
-    test_capture_first_use();
+    /* first: their streams must be new to the shim (a destroyed stream's
+     * handle value may come back for a new one, with the old stream's
+     * workspace). Deep K on the pingpong and SIMT splits, and a decode shape
+     * whose plan splits through the workspace on the H200 (4096x32x4096). */
+    static const job_t first[3] = {{CUDA_R_16BF, 256, 256, 65536}, {CUDA_R_32F, 512, 512, 32768},
+                                   {CUDA_R_16BF, 4096, 32, 4096}};
+    cudaStream_t fresh[3]; /* all alive at once: three distinct handles */
+    for (int i = 0; i < 3; ++i) {
+        CUDA_OK(cudaStreamCreateWithFlags(&fresh[i], cudaStreamNonBlocking));
+        test_capture_first_use(&first[i], fresh[i]);
+    }
     test_capture();
     pthread_t t[4];
     for (int i = 0; i < 4; ++i)
         pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
     for (int i = 0; i < 4; ++i)
         pthread_join(t[i], NULL);
+    for (int i = 0; i < 3; ++i)
+        cudaStreamDestroy(fresh[i]);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
