@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
 fails=0
-for app in torch_app cupy_app jax_app; do
+for app in torch_app cupy_app jax_app decode_app; do
   python3 "$here/$app.py" > "$out/$app-plain.txt" 2>&1; rc_plain=$?
   # XLA finds cuBLASLt with dlsym on its own handle: JAX needs GEMMSHIM_DLSYM=1
   dl=0
@@ -24,11 +24,38 @@ for app in torch_app cupy_app jax_app; do
   [ $rc_plain -eq 0 ] && [ $rc_shim -eq 0 ] || fails=$((fails + 1))
 done
 plain=$(python3 "$here/mlp_bench.py" | sed -n 's/.*: \([0-9.]*\) ms.*/\1/p')
-table=$(LD_PRELOAD=$lib GEMMSHIM_LOG="$out/mlp-table.log" python3 "$here/mlp_bench.py" | sed -n 's/.*: \([0-9.]*\) ms.*/\1/p')
-elig=$(LD_PRELOAD=$lib GEMMSHIM_POLICY=eligible GEMMSHIM_LOG="$out/mlp-eligible.log" python3 "$here/mlp_bench.py" | sed -n 's/.*: \([0-9.]*\) ms.*/\1/p')
+table=$(LD_PRELOAD=$lib GEMMSHIM_LOG_TIMING=0 GEMMSHIM_LOG="$out/mlp-table.log" python3 "$here/mlp_bench.py" | sed -n 's/.*: \([0-9.]*\) ms.*/\1/p')
+elig=$(LD_PRELOAD=$lib GEMMSHIM_LOG_TIMING=0 GEMMSHIM_POLICY=eligible GEMMSHIM_LOG="$out/mlp-eligible.log" python3 "$here/mlp_bench.py" | sed -n 's/.*: \([0-9.]*\) ms.*/\1/p')
 echo "mlp_bench (4096 tokens, 4096->14336->4096 bf16, fwd+bwd): plain $plain ms, shim (default) $table ms, shim (eligible) $elig ms"
 python3 -c "p,t,e=$plain,$table,$elig; print(f'mlp_bench: speedup default {p/t:.3f}x, eligible {p/e:.3f}x')"
 echo "mlp routes (default): $(grep -o -- '-> [a-z_0-9x]*' "$out/mlp-table.log" | sort | uniq -c | tr '\n' ';')"
 echo "mlp routes (eligible): $(grep -o -- '-> [a-z_0-9x]*' "$out/mlp-eligible.log" | sort | uniq -c | tr '\n' ';')"
+# Decode: LAYERS layers' projections in one CUDA graph, replayed (and eager)
+python3 "$here/decode_bench.py" > "$out/decode-plain.txt" 2>&1 || fails=$((fails + 1))
+LD_PRELOAD=$lib GEMMSHIM_LOG_TIMING=0 GEMMSHIM_LOG="$out/decode-table.log" python3 "$here/decode_bench.py" \
+  > "$out/decode-table.txt" 2>&1 || fails=$((fails + 1))
+LD_PRELOAD=$lib GEMMSHIM_LOG_TIMING=0 GEMMSHIM_POLICY=eligible GEMMSHIM_LOG="$out/decode-eligible.log" \
+  python3 "$here/decode_bench.py" > "$out/decode-eligible.txt" 2>&1 || fails=$((fails + 1))
+cat "$out/decode-plain.txt"
+python3 - "$out" <<'PY'
+import re, sys
+def read(name):
+    rows = {}
+    for line in open(f"{sys.argv[1]}/decode-{name}.txt"):
+        m = re.match(r"decode_bench n=(\d+): graph ([0-9.]+) ms .* eager ([0-9.]+) ms", line)
+        if m:
+            rows[int(m[1])] = (float(m[2]), float(m[3]))
+    return rows
+p, t, e = read("plain"), read("table"), read("eligible")
+for n in sorted(p):
+    if n in t and n in e:
+        print(f"decode_bench n={n}: speedup graph default {p[n][0] / t[n][0]:.3f}x, eligible "
+              f"{p[n][0] / e[n][0]:.3f}x; eager default {p[n][1] / t[n][1]:.3f}x, eligible "
+              f"{p[n][1] / e[n][1]:.3f}x")
+PY
+echo "decode routes (default): $(grep -o -- '-> [a-z_0-9x]*' "$out/decode-table.log" | sort | uniq -c | tr '\n' ';')"
+echo "decode routes (eligible): $(grep -o -- '-> [a-z_0-9x]*' "$out/decode-eligible.log" | sort | uniq -c | tr '\n' ';')"
+! grep -h -- '-> forward (split-K workspace' "$out"/decode-*.log "$out"/decode_app-shim.log ||
+  { echo "FAIL: a decode call forwarded for its workspace"; fails=$((fails + 1)); }
 echo "run_apps: $fails app(s) failed"
 exit $fails
