@@ -126,6 +126,42 @@ SOURCES = [
     ("h100-default-policy-s12.csv", []),
     ("h200-default-policy-s12-final.csv", []),
     ("h100-default-policy-s12-final.csv", []),
+    # session 13: decode with the Llama-3-8B rows (stream launches), and every
+    # suite timed from CUDA graphs (bench_ab --graph): the lowest reading of
+    # the two ways of launching stands, as for repeated runs
+    ("h200-decode-s13.csv", []),
+    ("h100-decode-s13.csv", []),
+    ("h200-decode-graph-s13.csv", []),
+    ("h200-deepk-graph-s13.csv", []),
+    ("h200-sgemm-graph-s13.csv", []),
+    ("h200-pingpong-graph-s13.csv", []),
+    ("h200-prefill-graph-s13.csv", []),
+    ("h100-decode-graph-s13.csv", []),
+    ("h100-deepk-graph-s13.csv", []),
+    ("h100-sgemm-graph-s13.csv", []),
+    ("h100-pingpong-graph-s13.csv", []),
+    ("h100-prefill-graph-s13.csv", []),
+    ("h200-decode-graph-between-s13.csv", []),
+    ("h200-deepk-graph-between-s13.csv", []),
+    ("h200-sgemm-graph-between-s13.csv", []),
+    ("h200-pingpong-graph-between-s13.csv", []),
+    ("h200-prefill-graph-between-s13.csv", []),
+    ("h100-decode-graph-between-s13.csv", []),
+    ("h100-deepk-graph-between-s13.csv", []),
+    ("h100-sgemm-graph-between-s13.csv", []),
+    ("h100-pingpong-graph-between-s13.csv", []),
+    ("h100-prefill-graph-between-s13.csv", []),
+    # PyTorch's own decode calls in a CUDA graph, each after an elementwise
+    # kernel (bench/torch_decode_ab.py; two repeats each)
+    ("h200-decode-torch-s13.csv", []),
+    ("h100-decode-torch-s13.csv", []),
+    # default policy on the table above: stream, graph with a kernel between, PyTorch
+    ("h200-default-policy-s13.csv", []),
+    ("h100-default-policy-s13.csv", []),
+    ("h200-default-policy-torch-s13.csv", []),
+    ("h100-default-policy-torch-s13.csv", []),
+    ("h100-default-policy-s13-final.csv", []),
+    ("h100-default-policy-torch-s13-final.csv", []),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose
@@ -152,7 +188,7 @@ NOTE = ("their pingpong-k, pingpong-sq and prefill rows dropped for h200-all .. 
         "measured before the session-3 epilogue; their skinny_ring rows: before the session-4 staged "
         "epilogue and workspace split; pingpong_128x128x64 rows with k >= 512 of the session-3 files: "
         "before the session-4 early tensor-core handover; pingpong rows of TN 8448x9216 with k <= 256 "
-        "of every file before h200-pingpong-s5.csv: before the session-5 all-of-m raster for short k; pingpong rows of the deepk suite or split 2, 4 or 8 ways of every file before h200-deepk-s6.csv: before the session-6 register-sum split epilogue; unsplit pingpong_128x128x64 rows with k <= 256 of every file before h200-pingpong-s7.csv: before the session-7 short-K variant (batched epilogue); pingpong_128x128x64 rows with k > 256 of h200-pingpong-s7 and h100-pingpong-s7: a build with a reverted change; every pingpong row of every file before h200-pingpong-s8.csv: before the session-8 epilogue (no ragged-tile test per sub-tile); every pingpong and skinny row of every file before h200-suites-s9.csv: before the session-9 programmatic dependent launch; unsplit pingpong_coop_256x128x64 rows of every file before h200-suites-s10.csv: before the session-10 deferred epilogue; the default-policy runs re-time what the table routed, so a class that measured below 0.98 there is forwarded")
+        "of every file before h200-pingpong-s5.csv: before the session-5 all-of-m raster for short k; pingpong rows of the deepk suite or split 2, 4 or 8 ways of every file before h200-deepk-s6.csv: before the session-6 register-sum split epilogue; unsplit pingpong_128x128x64 rows with k <= 256 of every file before h200-pingpong-s7.csv: before the session-7 short-K variant (batched epilogue); pingpong_128x128x64 rows with k > 256 of h200-pingpong-s7 and h100-pingpong-s7: a build with a reverted change; every pingpong row of every file before h200-pingpong-s8.csv: before the session-8 epilogue (no ragged-tile test per sub-tile); every pingpong and skinny row of every file before h200-suites-s9.csv: before the session-9 programmatic dependent launch; unsplit pingpong_coop_256x128x64 rows of every file before h200-suites-s10.csv: before the session-10 deferred epilogue; the default-policy runs re-time what the table routed, so a class that measured below 0.98 there is forwarded; the graph-timed files (session 13, with and without a plain kernel between the calls) count like another run, and so do PyTorch's decode calls timed in place (bench/torch_decode_ab.py): the lowest reading of the ways of launching stands")
 
 
 def main(argv):

@@ -3,10 +3,16 @@
  * written by bench/table_from_csv.py from its CSV, see bench/NOTES.md).
  *
  * A problem matches an entry of its route, kernel configuration, compute
- * capability, input type and layout when its output size m*n and its depth k
- * are within a factor of the measured shape's (MN_SPAN, K_SPAN); the nearest
- * such entry (in log distance) gives the ratio. No match means "not
- * measured", which the default policy treats as "do not route".
+ * capability, input type and layout when its m, its n and its depth k are
+ * each within a factor of the measured shape's (DIM_SPAN, K_SPAN); the
+ * nearest such entry (in log distance) gives the ratio. No match means "not
+ * measured", which the default policy treats as "do not route". m and n are
+ * matched one by one, not as the output size m*n: one output size can be a
+ * tall or a wide problem, which the kernels serve with other plans (a
+ * 1024x64 decode call, 8 row blocks of 64 tokens, once took the reading of
+ * 4096x16, 1.10x, and ran at half cuBLAS's speed). Below DIM_FLOOR a
+ * dimension counts as DIM_FLOOR: 1 to 8 tokens run one kernel, and the
+ * nearest of their readings ties, so the lower ratio is taken.
  *
  * Entries carry the GPU model they were measured on (gs_gpu_key: "H200",
  * "H100"; "" = any). A device uses the entries of its own model (and the
@@ -33,13 +39,25 @@ typedef struct table_entry {
     int cc;            /* 90 = sm_90 */
     gs_dtype_t a_type;
     char layout[3];    /* "TN": transa, transb */
-    double mn, k;      /* the measured shape */
+    double m, n, k;    /* the measured shape */
     double ratio;      /* cuBLAS time / our time, median */
     char gpu[16];      /* measured on this model (gs_gpu_key); "" = any */
 } table_entry_t;
 
-#define MN_SPAN 1.6
+#define DIM_SPAN 1.6
 #define K_SPAN 1.3
+#define DIM_FLOOR 8.0
+
+static double floored(double x) { return x < DIM_FLOOR ? DIM_FLOOR : x; }
+
+/* x within a factor `span` of e: log distance, or -1 outside (by
+ * multiplication: this runs for every entry of every candidate of a call) */
+static double span_dist(double x, double e, double span)
+{
+    if (x * span < e || x > e * span)
+        return -1.0;
+    return fabs(log(x / e));
+}
 
 static const table_entry_t builtin[] = {
 #include "gs_table_data.h"
@@ -76,7 +94,7 @@ double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const
 {
     int cc = d->cc_major * 10 + d->cc_minor;
     char layout[3] = {p->trans_a ? 'T' : 'N', p->trans_b ? 'T' : 'N', 0};
-    double mn = (double)p->m * (double)p->n, k = (double)p->k;
+    const double m = floored((double)p->m), n = floored((double)p->n), k = (double)p->k;
     /* the nearest entry of this model (or of none); of every model */
     nearest_t own = {INFINITY, 0.0}, all = {INFINITY, 0.0};
     pthread_rwlock_rdlock(&table_lock);
@@ -85,12 +103,14 @@ double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const
         if (e->route != route || e->config != config || e->cc != cc || e->a_type != p->a_type ||
             e->layout[0] != layout[0] || e->layout[1] != layout[1])
             continue;
-        /* the span test by multiplication; logarithms only for the few
-         * entries inside it (this runs for every candidate of every call) */
-        if (k < 1 || mn * MN_SPAN < e->mn || mn > e->mn * MN_SPAN || k * K_SPAN < e->k ||
-            k > e->k * K_SPAN)
+        if (k < 1)
             continue;
-        const double dist = fabs(log(mn / e->mn)) + fabs(log(k / e->k));
+        const double dm = span_dist(m, floored(e->m), DIM_SPAN);
+        const double dn = dm < 0 ? -1 : span_dist(n, floored(e->n), DIM_SPAN);
+        const double dk = dn < 0 ? -1 : span_dist(k, e->k, K_SPAN);
+        if (dk < 0)
+            continue;
+        const double dist = dm + dn + dk;
         if (d->gpu[0] && (!e->gpu[0] || !strcmp(e->gpu, d->gpu)))
             nearest_offer(&own, dist, e->ratio);
         nearest_offer(&all, dist, e->ratio);
@@ -170,7 +190,8 @@ static int parse_entry(const char *line, table_entry_t *e, char *why, size_t why
     }
     e->cc = cc;
     memcpy(e->layout, layout, 3);
-    e->mn = (double)m * (double)n;
+    e->m = (double)m;
+    e->n = (double)n;
     e->k = (double)k;
     e->ratio = ratio;
     memcpy(e->gpu, gpu, sizeof e->gpu);

@@ -74,6 +74,21 @@ setup() {
     expect_contains "$stderr" "m=256 n=256 k=256 batch=1 -> forward (sgemm_simt measured 0.81x cuBLAS for this class)"
 }
 
+@test "a reading just under the routing bar is written under it, not rounded up to it" {
+    # 0.9795 was once written as 0.980 and routed (session 13)
+    csv="$BATS_TEST_TMPDIR/near.csv"
+    table="$BATS_TEST_TMPDIR/near.table"
+    printf '%s\n' "gpu,suite,dtype,layout,m,n,k,ours_ms,cublas_ms,speedup,route" \
+        "NVIDIA H100 80GB HBM3,decode,bf16,TN,4096,16,4096,1,1,0.9795,skinny_ring_bf16_n16_m128_ck2" \
+        "NVIDIA H100 80GB HBM3,decode,bf16,TN,4096,1,4096,1,1,0.98,skinny_tn_bf16_n8_m16_ck1" > "$csv"
+    run python3 "$SHIM_SOURCE_DIR/bench/table_from_csv.py" --text 90 "$table" "$csv"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    cat "$table"
+    expect_contains "$(cat "$table")" "skinny - 90 bf16 TN 4096 16 4096 0.979 H100"
+    expect_contains "$(cat "$table")" "skinny - 90 bf16 TN 4096 1 4096 0.980 H100"
+}
+
 @test "the launcher: gemmshim run/verify/ab preload the shim in the right mode" {
     launcher="$SHIM_BUILD_DIR/gemmshim"
     run --separate-stderr env GEMMSHIM_TEST_DEVICE=sm_90:132 GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" \

@@ -415,6 +415,54 @@ static void table_per_gpu(void)
     remove(path);
 }
 
+/* m and n are matched one by one, not as m*n: a 1024x64 decode call (8
+ * row blocks, 64 tokens) once took the reading of 4096x16 (1.10x) and ran at
+ * half cuBLAS's speed in a Llama decode step (bench/NOTES.md, session 13).
+ * 1 to 8 tokens count as 8: their readings tie and the lower one holds. */
+static void table_matches_m_and_n(void)
+{
+    char path[] = "/tmp/gs_test_table_mn_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fprintf(f, "gemmshim-table 1\n"
+               "skinny - 90 bf16 TN 4096 16 4096 1.10 H200\n"
+               "skinny - 90 bf16 TN 4096 1 4096 1.24 H200\n"
+               "skinny - 90 bf16 TN 4096 8 4096 1.22 H200\n");
+    fclose(f);
+    char msg[256];
+    CHECK_EQ_INT(gs_table_load(path, msg, sizeof msg), 0);
+    remove(path);
+    gs_device_t h200 = device(9, 0, 132);
+    strcpy(h200.gpu, "H200");
+    static const struct {
+        int m, n;
+        double want;
+    } cases[] = {
+        {1024, 64, 0.0},  /* the same m*n as 4096x16: not measured */
+        {16384, 4, 0.0},  /* likewise */
+        {2048, 16, 0.0},  /* m a factor 2 off */
+        {4096, 16, 1.10}, /* the entry */
+        {4096, 12, 1.10}, /* n within the span */
+        {4096, 24, 1.10},
+        {5000, 16, 1.10}, /* m within the span */
+        {4096, 5, 1.22},  /* 1 and 8 tokens tie: the lower */
+        {4096, 1, 1.22},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        gs_problem_t p = bf16_problem();
+        p.trans_a = GS_OP_T;
+        p.trans_b = GS_OP_N;
+        p.m = cases[i].m;
+        p.n = cases[i].n;
+        p.k = p.lda = p.ldb = 4096;
+        p.ldc = p.m;
+        CHECK(gs_table_ratio(GS_ROUTE_SKINNY, 0, &p, &h200) == cases[i].want);
+    }
+}
+
 int main(void)
 {
     forward_cases();
@@ -423,6 +471,7 @@ int main(void)
     names();
     table_policy_follows_table();
     shared_predicates();
-    table_per_gpu(); /* last: replaces the built-in table */
+    table_per_gpu(); /* these two last: they replace the built-in table */
+    table_matches_m_and_n();
     return GS_TEST_DONE();
 }
