@@ -162,6 +162,8 @@ SOURCES = [
     ("h100-default-policy-torch-s13.csv", []),
     ("h100-default-policy-s13-final.csv", []),
     ("h100-default-policy-torch-s13-final.csv", []),
+    ("h200-default-policy-s13-final.csv", []),
+    ("h200-default-policy-torch-s13-final.csv", []),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose
