@@ -234,6 +234,7 @@ static int between; /* --between: a plain kernel before every call */
 typedef struct run {
     gemmex_fn f;
     cudaGraphExec_t exec;
+    float host_us; /* stream launches: the host's microseconds per call, last run */
 } run_t;
 
 static void issue_run(gemmex_fn f, cublasHandle_t h, const shape_t *s, const sets_t *b, int iters)
@@ -263,10 +264,18 @@ static float time_run(run_t *r, int graph, cublasHandle_t h, const shape_t *s, c
         CUDA_OK(cudaGraphLaunch(r->exec, stream)); /* its first launch uploads it: untimed */
     }
     CUDA_OK(cudaEventRecord(e0, stream));
-    if (graph)
+    if (graph) {
         CUDA_OK(cudaGraphLaunch(r->exec, stream));
-    else
+    } else {
+        /* how long the host takes to issue the calls: near the GPU time
+         * per call, the GPU was waiting for the host (the side is paced by
+         * its CPU cost, not measured by its kernels) */
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         issue_run(r->f, h, s, b, iters);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        r->host_us = (float)(((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / 1e3 / iters);
+    }
     CUDA_OK(cudaEventRecord(e1, stream));
     CUDA_OK(cudaEventSynchronize(e1));
     float ms = 0;
@@ -400,7 +409,8 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(out, "gpu,suite,dtype,layout,m,n,k,ours_ms,cublas_ms,speedup,ours_tflops,"
-                 "cublas_tflops,rel_diff,route,bytes,floor_ms,floor_engine,timing\n");
+                 "cublas_tflops,rel_diff,route,bytes,floor_ms,floor_engine,timing,ours_host_us,"
+                 "cublas_host_us\n");
     /* The floor probe: off where it cannot run (not sm_90), said once. */
     const char *e_ctas = getenv("GEMMSHIM_BENCH_FLOOR_CTAS"), *e_chunk = getenv("GEMMSHIM_BENCH_FLOOR_CHUNK_KB"),
                *e_ring = getenv("GEMMSHIM_BENCH_FLOOR_RING_KB");
@@ -443,7 +453,7 @@ int main(int argc, char **argv)
         free(h1);
         free(h2);
         /* iterations per sample: about 2 ms of work, at least one pass over the sets */
-        run_t probe_real = {real, 0}, probe_ours = {ours, 0};
+        run_t probe_real = {real, 0, 0.f}, probe_ours = {ours, 0, 0.f};
         float probe = time_run(&probe_real, 0, h, s, &b, b.count, e0, e1);
         time_run(&probe_ours, 0, h, s, &b, b.count, e0, e1);
         int iters = (int)(2.0 / (probe > 1e-4f ? probe : 1e-4f));
@@ -465,9 +475,10 @@ int main(int argc, char **argv)
                 }
             }
         }
-        float t_ours[64], t_real[64], t_floor[64], t_floor_ldg[64], t_ops[64];
+        float t_ours[64], t_real[64], t_floor[64], t_floor_ldg[64], t_ops[64], h_ours[64],
+            h_real[64];
         int r_n = rounds > 64 ? 64 : rounds;
-        run_t run_real = {real, 0}, run_ours = {ours, 0}, run_ops = {NULL, 0};
+        run_t run_real = {real, 0, 0.f}, run_ours = {ours, 0, 0.f}, run_ops = {NULL, 0, 0.f};
         for (int r = 0; r < r_n; ++r) {
             if (r & 1) {
                 t_real[r] = time_run(&run_real, graph, h, s, &b, iters, e0, e1);
@@ -478,6 +489,8 @@ int main(int argc, char **argv)
             }
             if (between)
                 t_ops[r] = time_run(&run_ops, graph, h, s, &b, iters, e0, e1);
+            h_ours[r] = run_ours.host_us;
+            h_real[r] = run_real.host_us;
             if (with_floor) { /* the two engines in alternating order too */
                 const int first = r & 1;
                 float *t_of[2] = {t_floor, t_floor_ldg};
@@ -487,6 +500,8 @@ int main(int argc, char **argv)
         }
         qsort(t_ours, r_n, sizeof(float), cmp_float);
         qsort(t_real, r_n, sizeof(float), cmp_float);
+        qsort(h_ours, r_n, sizeof(float), cmp_float);
+        qsort(h_real, r_n, sizeof(float), cmp_float);
         double mo = t_ours[r_n / 2], mr = t_real[r_n / 2], mf = NAN;
         if (between) { /* the kernels between the calls are no side's time */
             qsort(t_ops, r_n, sizeof(float), cmp_float);
@@ -526,7 +541,13 @@ int main(int argc, char **argv)
                 flop / mr / 1e9, rel, route, bytes);
         if (with_floor)
             fprintf(out, "%.6f", mf);
-        fprintf(out, ",%s,%s%s\n", engine, graph ? "graph" : "stream", between ? "+between" : "");
+        fprintf(out, ",%s,%s%s,", engine, graph ? "graph" : "stream", between ? "+between" : "");
+        if (!graph)
+            fprintf(out, "%.2f,%.2f", h_ours[r_n / 2], h_real[r_n / 2]);
+        fprintf(out, "\n");
+        if (!graph)
+            printf("%-12s host us per call: ours %.2f, cuBLAS %.2f (GPU us per call %.2f / %.2f)\n", "",
+                   h_ours[r_n / 2], h_real[r_n / 2], 1e3 * mo, 1e3 * mr);
         fflush(out);
         if (run_real.exec)
             cudaGraphExecDestroy(run_real.exec);
