@@ -18,7 +18,7 @@ usage: table_from_csv.py CC OUT.h FILE.csv [FILE.csv ...]     (CC: 90 for sm_90)
        --report` measures)
 """
 import csv
-import math
+import decimal
 import sys
 
 DTYPES = {"f32": "GS_DT_F32", "bf16": "GS_DT_BF16", "f16": "GS_DT_F16"}
@@ -92,8 +92,11 @@ def conservative(paths):
 
 def ratio_text(speedup):
     """Three decimals, rounded down: a reading below the routing bar (0.98)
-    must not round up to it (0.9795 was written as 0.980 and routed)."""
-    return f"{math.floor(float(speedup) * 1000) / 1000:.3f}"
+    must not round up to it (0.9795 was written as 0.980 and routed), and an
+    exact reading must not lose its last digit to binary floating point
+    (1.029 * 1000 is 1028.999...): rounded as the decimal text it is."""
+    return str(decimal.Decimal(str(speedup).strip()).quantize(decimal.Decimal("0.001"),
+                                                              rounding=decimal.ROUND_FLOOR))
 
 
 def text_table(cc, out, paths):

@@ -1,4 +1,5 @@
 #include "gs_timing.h"
+#include "gs_capture.h"
 #include "gs_log.h"
 
 #include <cuda_runtime_api.h>
@@ -21,9 +22,12 @@ typedef struct slot {
 static slot_t slots[SLOTS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Caller holds the lock. wait: block on unfinished events (exit only). */
+/* Caller holds the lock. wait: block on unfinished events (exit only).
+ * Querying an event is a prohibited call while any thread captures in global
+ * mode, even for an event of another stream: relaxed for it (gs_capture.h). */
 static void harvest(int wait)
 {
+    gs_capture_mode_t mode = gs_capture_relax();
     for (int i = 0; i < SLOTS; ++i) {
         slot_t *s = &slots[i];
         if (s->state != PENDING)
@@ -40,6 +44,7 @@ static void harvest(int wait)
         }
         s->state = FREE;
     }
+    gs_capture_restore(mode);
 }
 
 int gs_timing_begin(void *stream)
@@ -50,6 +55,7 @@ int gs_timing_begin(void *stream)
         cudaStreamIsCapturing((cudaStream_t)stream, &cap) != cudaSuccess ||
         cap != cudaStreamCaptureStatusNone)
         return -1;
+    gs_capture_mode_t mode = gs_capture_relax(); /* event creation, too */
     pthread_mutex_lock(&lock);
     harvest(0);
     int found = -1;
@@ -78,6 +84,7 @@ int gs_timing_begin(void *stream)
         found = i;
     }
     pthread_mutex_unlock(&lock);
+    gs_capture_restore(mode);
     return found;
 }
 

@@ -1,5 +1,6 @@
 /* The per-(device, stream) split-K workspace; see gs_workspace.h. */
 #include "gs_workspace.h"
+#include "gs_capture.h"
 #include "gs_kernels.h"
 #include "gs_state.h"
 
@@ -89,13 +90,18 @@ int gs_workspace_get(int device, void *stream, size_t bytes, void **ptr, size_t 
     }
     /* Inside stream capture a cudaMalloc is not captured: it happens now,
      * once, and the graph keeps pointing at the buffer, which is never freed
-     * (that is what makes it safe; PyTorch's allocator does the same). The
-     * capture mode would reject it as a potentially unsafe call, so this
-     * thread is relaxed for the allocation only. The flags must be zero for
-     * the graph's first replay and for direct calls on the stream alike: they
-     * are zeroed now, on a private stream, not by a memset node that only
-     * replays would run. A capture that is already invalidated, or a status
-     * that cannot be had, forwards as before. */
+     * (that is what makes it safe; PyTorch's allocator does the same). Under
+     * the global capture mode cudaMalloc is a "potentially unsafe" call while
+     * this thread captures *or any other thread* captures in global mode, and
+     * making it then invalidates that other capture; so this thread is always
+     * relaxed for the allocation (gs_capture.h; only on a buffer's first use
+     * or growth). The flags must be zero for a graph's first replay and for
+     * direct calls on the stream alike: while this stream captures they are
+     * zeroed now, on a private stream, not by a memset node only replays
+     * would run; otherwise in stream order on the call's stream. A capture
+     * that is already invalidated, or a status that cannot be had, forwards.
+     * The lock is held across the allocation: rare, and it keeps two first
+     * calls on one stream from allocating twice. */
     enum cudaStreamCaptureStatus cap_status = cudaStreamCaptureStatusNone;
     if (cudaStreamIsCapturing((cudaStream_t)stream, &cap_status) != cudaSuccess ||
         cap_status == cudaStreamCaptureStatusInvalidated) {
@@ -107,17 +113,14 @@ int gs_workspace_get(int device, void *stream, size_t bytes, void **ptr, size_t 
     const int capturing = cap_status == cudaStreamCaptureStatusActive;
     size_t want = grown_size(bytes, cap);
     void *p = NULL;
-    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    if (capturing)
-        cudaThreadExchangeStreamCaptureMode(&mode);
+    gs_capture_mode_t mode = gs_capture_relax();
     cudaError_t e = cudaMalloc(&p, want);
     if (e == cudaSuccess)
         e = capturing ? zero_now(p, flag_bytes(want))
                       : cudaMemsetAsync(p, 0, flag_bytes(want), (cudaStream_t)stream);
     if (e != cudaSuccess && p)
         cudaFree(p);
-    if (capturing)
-        cudaThreadExchangeStreamCaptureMode(&mode); /* the application's mode again */
+    gs_capture_restore(mode);
     if (e != cudaSuccess) {
         cudaGetLastError(); /* leave the application's error state as it was */
         pthread_mutex_unlock(&lock);

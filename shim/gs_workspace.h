@@ -5,7 +5,10 @@
  * allocation is not captured, the graph points at the buffer. A graph
  * replayed on another stream while its capture stream runs split-K calls
  * would share the buffer with them, as cuBLAS's own workspace would be
- * shared; replay on the capture stream, or one graph at a time. Contract
+ * shared; replay on the capture stream, or one graph at a time. PyTorch
+ * captures every graph on one side stream of its own, so all graphs it
+ * captured share one buffer: replaying two of them concurrently on different
+ * streams races on it (as it would on cuBLAS's workspace). Contract
  * with the kernels: kernels/gs_kernels.h. */
 #ifndef GS_WORKSPACE_H
 #define GS_WORKSPACE_H

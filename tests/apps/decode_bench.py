@@ -1,5 +1,5 @@
 """End to end decode: the GEMMs of LAYERS Llama-3-8B-shaped layers (q, k, v,
-o, gate, up, down projections; bf16; each layer its own weights, 1.9 GB in
+o, gate, up, down projections; bf16; each layer its own weights, 1.75 GB in
 all, so every step streams its weights from HBM) for a few tokens, captured
 in one CUDA graph as decode servers run them, and timed by replaying it
 (CUDA events, median of 30 after warm-up); also timed eagerly (the host's

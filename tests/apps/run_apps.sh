@@ -27,7 +27,8 @@ plain=$(python3 "$here/mlp_bench.py" | sed -n 's/.*: \([0-9.]*\) ms.*/\1/p')
 table=$(LD_PRELOAD=$lib GEMMSHIM_LOG_TIMING=0 GEMMSHIM_LOG="$out/mlp-table.log" python3 "$here/mlp_bench.py" | sed -n 's/.*: \([0-9.]*\) ms.*/\1/p')
 elig=$(LD_PRELOAD=$lib GEMMSHIM_LOG_TIMING=0 GEMMSHIM_POLICY=eligible GEMMSHIM_LOG="$out/mlp-eligible.log" python3 "$here/mlp_bench.py" | sed -n 's/.*: \([0-9.]*\) ms.*/\1/p')
 echo "mlp_bench (4096 tokens, 4096->14336->4096 bf16, fwd+bwd): plain $plain ms, shim (default) $table ms, shim (eligible) $elig ms"
-python3 -c "p,t,e=$plain,$table,$elig; print(f'mlp_bench: speedup default {p/t:.3f}x, eligible {p/e:.3f}x')"
+python3 -c "p,t,e=$plain,$table,$elig; print(f'mlp_bench: speedup default {p/t:.3f}x, eligible {p/e:.3f}x')" ||
+  { echo "FAIL: mlp_bench readings missing"; fails=$((fails + 1)); }
 echo "mlp routes (default): $(grep -o -- '-> [a-z_0-9x]*' "$out/mlp-table.log" | sort | uniq -c | tr '\n' ';')"
 echo "mlp routes (eligible): $(grep -o -- '-> [a-z_0-9x]*' "$out/mlp-eligible.log" | sort | uniq -c | tr '\n' ';')"
 # Decode: LAYERS layers' projections in one CUDA graph, replayed (and eager)
@@ -37,7 +38,7 @@ LD_PRELOAD=$lib GEMMSHIM_LOG_TIMING=0 GEMMSHIM_LOG="$out/decode-table.log" pytho
 LD_PRELOAD=$lib GEMMSHIM_LOG_TIMING=0 GEMMSHIM_POLICY=eligible GEMMSHIM_LOG="$out/decode-eligible.log" \
   python3 "$here/decode_bench.py" > "$out/decode-eligible.txt" 2>&1 || fails=$((fails + 1))
 cat "$out/decode-plain.txt"
-python3 - "$out" <<'PY'
+python3 - "$out" <<'PY' || { echo "FAIL: decode_bench readings missing"; fails=$((fails + 1)); }
 import re, sys
 def read(name):
     rows = {}
@@ -52,10 +53,16 @@ for n in sorted(p):
         print(f"decode_bench n={n}: speedup graph default {p[n][0] / t[n][0]:.3f}x, eligible "
               f"{p[n][0] / e[n][0]:.3f}x; eager default {p[n][1] / t[n][1]:.3f}x, eligible "
               f"{p[n][1] / e[n][1]:.3f}x")
+if not p or any(n not in t or n not in e for n in p):
+    sys.exit(1)
 PY
 echo "decode routes (default): $(grep -o -- '-> [a-z_0-9x]*' "$out/decode-table.log" | sort | uniq -c | tr '\n' ';')"
 echo "decode routes (eligible): $(grep -o -- '-> [a-z_0-9x]*' "$out/decode-eligible.log" | sort | uniq -c | tr '\n' ';')"
-! grep -h -- '-> forward (split-K workspace' "$out"/decode-*.log "$out"/decode_app-shim.log ||
-  { echo "FAIL: a decode call forwarded for its workspace"; fails=$((fails + 1)); }
+# grep's 1 (no line) passes; 0 (a line) and 2 (a log missing: the run did
+# not happen, so it proved nothing) fail
+grep -h -- '-> forward (split-K workspace' "$out"/decode-table.log "$out"/decode-eligible.log \
+  "$out"/decode_app-shim.log; rc=$?
+[ $rc -eq 1 ] || { echo "FAIL: a decode call forwarded for its workspace, or a log is missing (grep $rc)";
+                   fails=$((fails + 1)); }
 echo "run_apps: $fails app(s) failed"
 exit $fails

@@ -80,13 +80,16 @@ setup() {
     table="$BATS_TEST_TMPDIR/near.table"
     printf '%s\n' "gpu,suite,dtype,layout,m,n,k,ours_ms,cublas_ms,speedup,route" \
         "NVIDIA H100 80GB HBM3,decode,bf16,TN,4096,16,4096,1,1,0.9795,skinny_ring_bf16_n16_m128_ck2" \
-        "NVIDIA H100 80GB HBM3,decode,bf16,TN,4096,1,4096,1,1,0.98,skinny_tn_bf16_n8_m16_ck1" > "$csv"
+        "NVIDIA H100 80GB HBM3,decode,bf16,TN,4096,1,4096,1,1,0.98,skinny_tn_bf16_n8_m16_ck1" \
+        "NVIDIA H100 80GB HBM3,decode,bf16,TN,6144,1,4096,1,1,1.013,skinny_tn_bf16_n8_m16_ck1" > "$csv"
     run python3 "$SHIM_SOURCE_DIR/bench/table_from_csv.py" --text 90 "$table" "$csv"
     echo "$output"
     [ "$status" -eq 0 ]
     cat "$table"
     expect_contains "$(cat "$table")" "skinny - 90 bf16 TN 4096 16 4096 0.979 H100"
     expect_contains "$(cat "$table")" "skinny - 90 bf16 TN 4096 1 4096 0.980 H100"
+    # and an exact reading keeps its digits (1.013 * 1000 is 1012.99... in binary)
+    expect_contains "$(cat "$table")" "skinny - 90 bf16 TN 6144 1 4096 1.013 H100"
 }
 
 @test "the launcher: gemmshim run/verify/ab preload the shim in the right mode" {

@@ -7,7 +7,9 @@
  * 2. First use inside capture: a split-K call on a stream that has no
  *    workspace yet is routed (the workspace is allocated, not captured); the
  *    replay is right, and a direct call on the stream afterwards and a
- *    second replay give the same bits.
+ *    second replay give the same bits. And a split-K call on a fresh stream
+ *    while another stream captures in global mode: routed, and that capture
+ *    is not invalidated by the workspace's allocation.
  * 3. Threads: 4 threads, each with its own handle and stream, run GEMMs of
  *    their own shapes concurrently, two of them split-K (each stream its own
  *    workspace); each result matches the real cuBLAS's and repeats bitwise. */
@@ -69,7 +71,7 @@ static void test_capture(void)
         nc[i] = (size_t)j->m * j->n * gu_esize(j->t);
         CUDA_OK(cudaMalloc(&Cd[i], nc[i]));
         CUDA_OK(cudaMalloc(&Cg[i], nc[i]));
-        CUDA_OK(cudaMemset(Cg[i], 0xff, nc[i]));
+        CUDA_OK(cudaMemsetAsync(Cg[i], 0xff, nc[i], s));
         CUBLAS_OK(gemm((gemmex_fn)cublasGemmEx, h, j, A[i], B[i], Cd[i]));
     }
     CUDA_OK(cudaStreamSynchronize(s));
@@ -116,6 +118,12 @@ static const char *last_route(void)
     return buf;
 }
 
+/* A route that used the split-K workspace (its name says how it split). */
+static int splits(const char *route)
+{
+    return strstr(route, "splitk") || strstr(route, "streamk") || strstr(route, "_ws");
+}
+
 /* A split-K call first seen inside capture, on a stream the shim has no
  * workspace for yet: the workspace is allocated (not captured) and zeroed
  * during the capture, and the call is routed. The replay must match cuBLAS;
@@ -135,8 +143,8 @@ static void test_capture_first_use(const job_t *j, cudaStream_t s)
     CUDA_OK(cudaMalloc(&Cg, nc));
     CUDA_OK(cudaMalloc(&Cd, nc));
     CUDA_OK(cudaMalloc(&Cr, nc));
-    CUDA_OK(cudaMemset(Cg, 0xff, nc));
-    CUDA_OK(cudaMemset(Cd, 0xff, nc));
+    CUDA_OK(cudaMemsetAsync(Cg, 0xff, nc, s));
+    CUDA_OK(cudaMemsetAsync(Cd, 0xff, nc, s));
     cudaGraph_t g;
     cudaGraphExec_t ge;
     CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
@@ -151,21 +159,20 @@ static void test_capture_first_use(const job_t *j, cudaStream_t s)
     CUDA_OK(cudaStreamSynchronize(s));
     CUDA_OK(cudaMemcpy(hg, Cg, nc, cudaMemcpyDeviceToHost));
     CUBLAS_OK(gemm((gemmex_fn)cublasGemmEx, h, j, A, B, Cd));
-    CUDA_OK(cudaMemset(Cg, 0xff, nc));
+    CUDA_OK(cudaMemsetAsync(Cg, 0xff, nc, s)); /* s is non-blocking: not the legacy stream */
     CUDA_OK(cudaGraphLaunch(ge, s));
     CUDA_OK(cudaStreamSynchronize(s));
     CUDA_OK(cudaMemcpy(hd, Cd, nc, cudaMemcpyDeviceToHost));
     CUDA_OK(cudaMemcpy(hr, Cr, nc, cudaMemcpyDeviceToHost));
     CUDA_OK(cudaMemcpy(hg2, Cg, nc, cudaMemcpyDeviceToHost));
     double rel = gu_rel_diff(hg, hr, nc / gu_esize(j->t), j->t);
-    const int routed = strcmp(route, "forward") && strcmp(route, "?") && strcmp(route, "fallback");
     char what[320];
     snprintf(what, sizeof what, "%dx%dx%d %s first seen in capture: status %d, route %s, rel. diff "
              "vs cuBLAS %.3g, direct call after %s, second replay %s", j->m, j->n, j->k,
              j->t == CUDA_R_32F ? "fp32" : "bf16", (int)st, route, rel,
              memcmp(hg, hd, nc) ? "DIFFERS" : "bitwise equal",
              memcmp(hg, hg2, nc) ? "DIFFERS" : "bitwise equal");
-    count(st == CUBLAS_STATUS_SUCCESS && routed && rel <= (j->t == CUDA_R_32F ? 1e-5 : 1e-2) &&
+    count(st == CUBLAS_STATUS_SUCCESS && splits(route) && rel <= (j->t == CUDA_R_32F ? 1e-5 : 1e-2) &&
               !memcmp(hg, hd, nc) && !memcmp(hg, hg2, nc),
           what);
     printf("%s\n", what);
@@ -173,6 +180,62 @@ static void test_capture_first_use(const job_t *j, cudaStream_t s)
     cudaFree(A); cudaFree(B); cudaFree(Cg); cudaFree(Cd); cudaFree(Cr); cudaFree(ws);
     cudaGraphExecDestroy(ge);
     cudaGraphDestroy(g);
+    cublasDestroy(h);
+}
+
+/* A split-K call on a fresh, non-capturing stream while this thread has a
+ * global-mode capture going on another stream (a model capturing one graph
+ * while it still runs eager work elsewhere). The workspace's cudaMalloc is a
+ * prohibited call under that capture unless the shim relaxes this thread's
+ * mode for it: done wrong, the call forwards and, worse, the other capture is
+ * invalidated. The call must be routed, right, and the capture still live. */
+static void test_capture_elsewhere(cudaStream_t fresh)
+{
+    const job_t j = {CUDA_R_32F, 512, 512, 32768};
+    cublasHandle_t h;
+    cudaStream_t cap;
+    CUBLAS_OK(cublasCreate(&h));
+    CUBLAS_OK(cublasSetStream(h, fresh));
+    CUDA_OK(cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking));
+    void *A = gu_dev_random((size_t)j.k * j.m, j.t), *B = gu_dev_random((size_t)j.k * j.n, j.t), *C,
+         *Cr, *X;
+    size_t nc = (size_t)j.m * j.n * gu_esize(j.t);
+    CUDA_OK(cudaMalloc(&C, nc));
+    CUDA_OK(cudaMalloc(&Cr, nc));
+    CUDA_OK(cudaMalloc(&X, 1 << 20));
+    CUDA_OK(cudaMemsetAsync(C, 0xff, nc, fresh));
+    CUDA_OK(cudaStreamBeginCapture(cap, cudaStreamCaptureModeGlobal));
+    CUDA_OK(cudaMemsetAsync(X, 1, 1 << 20, cap));
+    cublasStatus_t st = gemm((gemmex_fn)cublasGemmEx, h, &j, A, B, C);
+    char route[96];
+    snprintf(route, sizeof route, "%s", last_route());
+    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    cudaError_t qe = cudaStreamIsCapturing(cap, &cs);
+    cudaGraph_t g = NULL;
+    cudaError_t ee = cudaStreamEndCapture(cap, &g);
+    cudaGetLastError();
+    CUDA_OK(cudaStreamSynchronize(fresh));
+    CUBLAS_OK(gemm((gemmex_fn)gu_real_cublas_sym("cublasGemmEx"), h, &j, A, B, Cr));
+    CUDA_OK(cudaStreamSynchronize(fresh));
+    void *hc = malloc(nc), *hr = malloc(nc);
+    CUDA_OK(cudaMemcpy(hc, C, nc, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(hr, Cr, nc, cudaMemcpyDeviceToHost));
+    double rel = gu_rel_diff(hc, hr, nc / gu_esize(j.t), j.t);
+    char what[320];
+    snprintf(what, sizeof what, "%dx%dx%d fp32 on a fresh stream during another stream's global "
+             "capture: status %d, route %s, rel. diff vs cuBLAS %.3g, other capture %s, its end %s",
+             j.m, j.n, j.k, (int)st, route, rel,
+             qe == cudaSuccess && cs == cudaStreamCaptureStatusActive ? "still active" : "BROKEN",
+             cudaGetErrorName(ee));
+    count(st == CUBLAS_STATUS_SUCCESS && splits(route) && rel <= 1e-5 && qe == cudaSuccess &&
+              cs == cudaStreamCaptureStatusActive && ee == cudaSuccess,
+          what);
+    printf("%s\n", what);
+    free(hc); free(hr);
+    if (g)
+        cudaGraphDestroy(g);
+    cudaFree(A); cudaFree(B); cudaFree(C); cudaFree(Cr); cudaFree(X);
+    cudaStreamDestroy(cap);
     cublasDestroy(h);
 }
 
@@ -236,18 +299,19 @@ int main(void)
      * whose plan splits through the workspace on the H200 (4096x32x4096). */
     static const job_t first[3] = {{CUDA_R_16BF, 256, 256, 65536}, {CUDA_R_32F, 512, 512, 32768},
                                    {CUDA_R_16BF, 4096, 32, 4096}};
-    cudaStream_t fresh[3]; /* all alive at once: three distinct handles */
-    for (int i = 0; i < 3; ++i) {
+    cudaStream_t fresh[4]; /* all alive at once: four distinct handles */
+    for (int i = 0; i < 4; ++i)
         CUDA_OK(cudaStreamCreateWithFlags(&fresh[i], cudaStreamNonBlocking));
+    for (int i = 0; i < 3; ++i)
         test_capture_first_use(&first[i], fresh[i]);
-    }
+    test_capture_elsewhere(fresh[3]);
     test_capture();
     pthread_t t[4];
     for (int i = 0; i < 4; ++i)
         pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
     for (int i = 0; i < 4; ++i)
         pthread_join(t[i], NULL);
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < 4; ++i)
         cudaStreamDestroy(fresh[i]);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
