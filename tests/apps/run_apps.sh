@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
 fails=0
-for app in torch_app cupy_app jax_app decode_app; do
+for app in torch_app cupy_app jax_app decode_app multi_gpu_app; do
   python3 "$here/$app.py" > "$out/$app-plain.txt" 2>&1; rc_plain=$?
   # XLA finds cuBLASLt with dlsym on its own handle: JAX needs GEMMSHIM_DLSYM=1
   dl=0

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|sanitize|parity|graph|pdl|verify|ab|linked|sample|lt|direct BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -173,6 +173,15 @@ case $what in
       { echo "FAIL: a call forwarded for its workspace:"; grep -- '-> forward (split-K workspace' "$log"; exit 1; }
     grep -E -- 'k=(32768|65536) .*-> (sgemm|pingpong)' "$log" | sed 's/^/graph: /'
     ;;
+  multi)
+    # several GPUs in one process: a thread per GPU, then one thread going
+    # from GPU to GPU; exit 77 (said why) on a one-GPU machine
+    GEMMSHIM_POLICY=eligible run "$bin/test_multi_gpu"; rc=$?
+    [ $rc -eq 0 ] || exit $rc
+    ! grep -q 'fallback: ' "$log" || { echo "FAIL: fallbacks:"; grep 'fallback: ' "$log"; exit 1; }
+    ! grep -q -- '-> forward (split-K workspace' "$log" ||
+      { echo "FAIL: a call forwarded for its workspace:"; grep -- '-> forward (split-K workspace' "$log"; exit 1; }
+    ;;
   verify)
     # verify mode: routed calls re-run on cuBLAS and compared; none may differ
     # beyond the tolerance, and a too-tight tolerance must be caught
@@ -253,5 +262,5 @@ PY
     cat "$log"
     exit $rc
     ;;
-  *) echo "usage: $0 sweep|hsweep|sanitize|parity|graph|verify|ab|linked|sample BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
+  *) echo "usage: $0 sweep|hsweep|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
 esac
