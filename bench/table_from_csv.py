@@ -34,6 +34,11 @@ def gpu_key(name):
     return name.split(" ")[0][:15]
 
 
+def kernel_choice(part):
+    """A part of a pingpong kernel name the kernel chose for the shape."""
+    return part.startswith("splitk") or part == "streamk"
+
+
 def route_of(kernel):
     """(route, config enum) of a kernel name as the shim logs it, or None."""
     if kernel.startswith("sgemm_warptile"):
@@ -42,8 +47,9 @@ def route_of(kernel):
         return ("GS_ROUTE_SKINNY", "0")  # one route; run() picks the n bucket
     if kernel.startswith("pingpong_"):
         # pingpong_coop_256x128x64 -> GS_PINGPONG_COOP_256x128x64
-        # the split factor ("_splitk33") is the kernel's own choice, not a config
-        parts = [p for p in kernel[len("pingpong_"):].split("_") if not p.startswith("splitk")]
+        # the split factor ("_splitk33") and stream-K ("_streamk") are the
+        # kernel's own choice for the shape, not a config
+        parts = [p for p in kernel[len("pingpong_"):].split("_") if not kernel_choice(p)]
         return ("GS_ROUTE_PINGPONG",
                 "GS_PINGPONG_" + "_".join(p if p[0].isdigit() else p.upper() for p in parts))
     return None
@@ -109,7 +115,7 @@ def text_table(cc, out, paths):
             rc = route_of(r["route"])
             route = {"GS_ROUTE_SGEMM_SIMT": "sgemm_simt", "GS_ROUTE_SKINNY": "skinny",
                      "GS_ROUTE_PINGPONG": "pingpong"}[rc[0]]
-            config = ("_".join(p for p in r["route"].split("_") if not p.startswith("splitk"))
+            config = ("_".join(p for p in r["route"].split("_") if not kernel_choice(p))
                       if route == "pingpong" else "-")
             f.write(f'{route} {config} {cc} {r["dtype"]} {r["layout"]} {r["m"]} {r["n"]} '
                     f'{r["k"]} {ratio_text(r["speedup"])} {gpu_key(r["gpu"])}'.rstrip()

@@ -21,7 +21,14 @@
  * nearest shape over every model. So an H200 picks the configuration that
  * measured fastest on H200s (where an H100 may have ranked another one
  * first), and a GPU the table has never seen gets the most conservative
- * reading. */
+ * reading.
+ *
+ * Waves (pingpong route): a neighbour's reading is scaled down by how much
+ * less of its persistent grid the problem keeps busy than the measured
+ * shape did (gs_pingpong_wave_efficiency; never scaled up). 4096x2304x4096
+ * is within the span of 4096x2048x4096 (1.01x) but deals 288 tiles of
+ * 256x128 in 3 waves of 132 SMs where 4096x2048 deals 256 in 2: it ran at
+ * 0.77x, and its scaled reading is 0.76x (bench/NOTES.md, session 15). */
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock */
 #include "gs_dispatch.h"
 #include "gs_kernels.h" /* configuration names in the generated entries */
@@ -90,6 +97,22 @@ static void nearest_offer(nearest_t *n, double dist, double ratio)
     }
 }
 
+/* e's reading for p: scaled by p's wave efficiency over e's shape's (at
+ * most 1) on the pingpong route, as it is elsewhere. */
+static double reading_for(const table_entry_t *e, const gs_problem_t *p, const gs_device_t *d,
+                          double p_eff)
+{
+    if (e->route != GS_ROUTE_PINGPONG)
+        return e->ratio;
+    gs_problem_t q = *p;
+    q.m = (int64_t)e->m;
+    q.n = (int64_t)e->n;
+    q.k = (int64_t)e->k;
+    q.batch = 1; /* measured unbatched */
+    const double e_eff = gs_pingpong_wave_efficiency(&q, d, (gs_pingpong_config_t)e->config);
+    return p_eff < e_eff ? e->ratio * (p_eff / e_eff) : e->ratio;
+}
+
 double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const gs_device_t *d)
 {
     int cc = d->cc_major * 10 + d->cc_minor;
@@ -97,6 +120,9 @@ double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const
     const double m = floored((double)p->m), n = floored((double)p->n), k = (double)p->k;
     /* the nearest entry of this model (or of none); of every model */
     nearest_t own = {INFINITY, 0.0}, all = {INFINITY, 0.0};
+    const double p_eff = route == GS_ROUTE_PINGPONG
+                             ? gs_pingpong_wave_efficiency(p, d, (gs_pingpong_config_t)config)
+                             : 1.0;
     pthread_rwlock_rdlock(&table_lock);
     for (size_t i = 0; i < table_n; ++i) {
         const table_entry_t *e = &table[i];
@@ -111,9 +137,10 @@ double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const
         if (dk < 0)
             continue;
         const double dist = dm + dn + dk;
+        const double ratio = reading_for(e, p, d, p_eff);
         if (d->gpu[0] && (!e->gpu[0] || !strcmp(e->gpu, d->gpu)))
-            nearest_offer(&own, dist, e->ratio);
-        nearest_offer(&all, dist, e->ratio);
+            nearest_offer(&own, dist, ratio);
+        nearest_offer(&all, dist, ratio);
     }
     pthread_rwlock_unlock(&table_lock);
     return own.dist < INFINITY ? own.ratio : all.ratio;

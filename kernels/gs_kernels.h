@@ -55,10 +55,15 @@ int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_t *d,
 int gs_pingpong_run(const gs_problem_t *p, const gs_device_t *d,
                     gs_pingpong_config_t cfg);
 const char *gs_pingpong_name(gs_pingpong_config_t cfg);
-/* the configuration's name, with "_splitk<S>" when p is split S ways */
+/* the configuration's name, with "_splitk<S>" when p is split S ways,
+ * "_streamk" when its ragged last wave is dealt out by k-blocks */
 const char *gs_pingpong_kernel_name(const gs_problem_t *p, const gs_device_t *d,
                                     gs_pingpong_config_t cfg);
 size_t gs_pingpong_workspace_bytes(const gs_problem_t *p, const gs_device_t *d,
+                                   gs_pingpong_config_t cfg);
+/* Share of the SMs' tile slots busy when p's tiles are dealt whole over the
+ * persistent grid (1: one full wave per wave; 1 for split-K plans). */
+double gs_pingpong_wave_efficiency(const gs_problem_t *p, const gs_device_t *d,
                                    gs_pingpong_config_t cfg);
 
 /* ---- verify mode's comparison (kernels/verify_compare.cu) ---- */

@@ -51,6 +51,12 @@
  * the bias applied once. A separate instantiation (SPLIT), so every other
  * shape runs the unsplit kernel as before.
  *
+ * Stream-K (the cooperative tile, many tiles, a ragged last wave at most
+ * half full; plan_sk, sk_unit): the whole waves run as above, then the
+ * ragged tiles' k-blocks are dealt out evenly over every CTA; a tile's
+ * first CTA adds the other CTAs' fp32 partials (workspace, CTA order:
+ * bitwise reproducible) and stores it. Another instantiation (SK).
+ *
  * Bias (cublasLt BIAS epilogue): C(i, j) += bias[i] after alpha and beta,
  * before rounding, in both epilogues.
  *
@@ -66,6 +72,7 @@
  */
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cuda.h> /* CUtensorMap and the driver enums: header only, no libcuda link */
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -73,6 +80,8 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <climits>
+#include <type_traits>
 #include <stdint.h>
 
 #include "gs_kernels.h"
@@ -280,8 +289,20 @@ struct Params {
      * tile, unit w = split * total_tiles + tile, split s covering k-blocks
      * [s * k_blocks / splits, (s + 1) * k_blocks / splits). One unit per CTA
      * (the grid is total_units, co-resident: cooperative launch). */
-    int splits;
-    int total_units;
+    /* Stream-K (SK instantiations only, never SPLIT; sk_unit): tiles
+     * [0, sk_dp_tiles) whole, the k-blocks of the others in sk_iters, cut
+     * into one range per CTA; counters[b] is CTA b's "partial stored" flag and
+     * partials slot b its partial tile. They share the split fields' words:
+     * two more ints made ptxas spill 52-56 bytes in the 16-bit 128x128
+     * kernels, which read neither (as C_DEFER did, below). */
+    union {
+        int splits;
+        int sk_dp_tiles;
+    };
+    union {
+        int total_units;
+        int sk_iters;
+    };
     /* CFlags: how C is stored. One field for both flags: a separate int for
      * C_DEFER made ptxas spill 52-56 bytes in the 16-bit 128x128 kernels,
      * which never read it. */
@@ -312,6 +333,64 @@ __device__ __forceinline__ Unit unit_of(const Params &p, int w)
         u.kb1 = p.k_blocks;
     }
     return u;
+}
+
+/* Stream-K (the cooperative tile; plan_sk): a persistent grid of P CTAs
+ * over T = w * P + r tiles leaves the last wave ragged (r of P SMs busy;
+ * 4096x2304 on 256x128 tiles: 288 tiles, 3 wave times for 2.18 waves of
+ * work). So the first sk_dp_tiles tiles run whole, round robin as without
+ * it (a multiple of P: every CTA the same number), and the k-blocks of the
+ * other S tiles, in (tile, k-block) order, are cut into P equal ranges, CTA
+ * b taking range b: every CTA ends at the same k-block count. plan_sk deals
+ * out only the r ragged tiles (S = r) where a range is long enough, else
+ * the last whole wave too (S = P + r, a range at least a tile long): the
+ * fewer tiles are dealt out, the fewer CTAs stream the same operands at
+ * different k offsets, which the L2 does not absorb (bench/NOTES.md,
+ * session 15: S = P + r over K = 14336 ran at 0.62 of whole tiles).
+ * A range is at most a tile's tail (its first piece), whole tiles, and a
+ * tile's head (k-block 0 on, its last piece); a range shorter than a tile
+ * may be a single middle piece. A piece that does not start a tile is the
+ * CTA's first: its CTA stores the fp32 partial in its own slot and raises
+ * its flag. The head's CTA waits for the flags of the CTAs after it whose
+ * ranges start inside the tile, adds their partials to its accumulators in
+ * CTA order (bitwise reproducible: the cut is fixed by the problem and the
+ * grid) and stores the tile as usual. No deadlock: a CTA waits only at its
+ * last piece, for pieces that other CTAs make first, before any wait of
+ * theirs; all CTAs are resident (cooperative launch, one per SM). j: the
+ * CTA's j-th unit; false past the last. */
+__device__ __forceinline__ bool sk_unit(const Params &p, int j, Unit &u)
+{
+    const int dp = p.sk_dp_tiles / (int)gridDim.x;
+    u.s = 0;
+    if (j < dp) {
+        u.t = (int)blockIdx.x + j * (int)gridDim.x;
+        u.kb0 = 0;
+        u.kb1 = p.k_blocks;
+        return true;
+    }
+    const long long kb = p.k_blocks;
+    const long long end = (long long)(blockIdx.x + 1) * p.sk_iters / gridDim.x;
+    long long pos = (long long)blockIdx.x * p.sk_iters / gridDim.x;
+    for (int i = dp; i < j; ++i) /* the start of the range's next tile */
+        pos = (pos / kb + 1) * kb;
+    if (pos >= end)
+        return false;
+    const long long tl = pos / kb;
+    u.t = p.sk_dp_tiles + (int)tl;
+    u.kb0 = (int)(pos - tl * kb);
+    u.kb1 = (int)((end < (tl + 1) * kb ? end : (tl + 1) * kb) - tl * kb);
+    return true;
+}
+
+/* The CTA's unit w (its j-th): stream-K's, split-K's or a whole tile;
+ * false past the CTA's last stream-K unit. */
+template <bool SPLIT, bool SK>
+__device__ __forceinline__ bool unit_at(const Params &p, int w, int j, Unit &u)
+{
+    if constexpr (SK)
+        return sk_unit(p, j, u);
+    u = unit_of<SPLIT>(p, w);
+    return true;
 }
 
 __device__ __forceinline__ float load_bias(const Params &p, int i)
@@ -1019,13 +1098,79 @@ __device__ __forceinline__ void split_epilogue(float (&acc)[Cfg::HALVES_PER_CONS
     named_barrier_sync(bar, THREADS);
 }
 
+/* Stream-K (see sk_unit): a piece that does not start its tile stores its
+ * partial tile, in the split epilogue's fragment order, in this CTA's slot
+ * and raises the CTA's flag (release, after every thread's stores: the
+ * barrier, then one thread's release at gpu scope); a head piece waits for
+ * the flags of the CTAs holding the rest of its tile (acquire), clears them
+ * for the next call, and adds their partials to its accumulators in CTA
+ * order. Both consumer warpgroups hold the tile (cooperative), so they meet
+ * on BAR_SPLIT0. */
+template <typename Cfg>
+__device__ __forceinline__ void sk_tail_store(const float (&acc)[Cfg::HALVES_PER_CONSUMER][Cfg::ACC],
+                                              const Params &p, int c, int wg_tid)
+{
+    constexpr int THREADS = NUM_CONSUMERS * WARPGROUP_THREADS;
+    constexpr int F4 = Cfg::ACC / 4;
+    const int tid = c * WARPGROUP_THREADS + wg_tid;
+    float4 *slot = reinterpret_cast<float4 *>(p.partials)
+                   + (size_t)blockIdx.x * (Cfg::BLOCK_M * BLOCK_N / 4);
+#pragma unroll
+    for (int h = 0; h < Cfg::HALVES_PER_CONSUMER; ++h)
+#pragma unroll
+        for (int j = 0; j < F4; ++j)
+            slot[(h * F4 + j) * THREADS + tid] =
+                make_float4(acc[h][4 * j], acc[h][4 * j + 1], acc[h][4 * j + 2], acc[h][4 * j + 3]);
+    named_barrier_sync(BAR_SPLIT0, THREADS);
+    if (tid == 0)
+        red_add_release_gpu(p.counters + blockIdx.x, 1);
+}
+
+/* u: the head piece. The CTAs after this one whose ranges start before the
+ * tile's end hold the rest of it. */
+template <typename Cfg>
+__device__ __forceinline__ void sk_head_add(float (&acc)[Cfg::HALVES_PER_CONSUMER][Cfg::ACC],
+                                            const Params &p, const Unit &u, int c, int wg_tid)
+{
+    constexpr int THREADS = NUM_CONSUMERS * WARPGROUP_THREADS;
+    constexpr int F4 = Cfg::ACC / 4;
+    const int tid = c * WARPGROUP_THREADS + wg_tid;
+    const long long tile_end = (long long)(u.t - p.sk_dp_tiles + 1) * p.k_blocks;
+    int last = (int)blockIdx.x + 1; /* one past the last CTA holding a piece */
+    while (last < (int)gridDim.x && (long long)last * p.sk_iters / gridDim.x < tile_end)
+        ++last;
+    if (tid == 0)
+        for (int from = (int)blockIdx.x + 1; from < last; ++from) {
+            while (ld_acquire_gpu(p.counters + from) == 0) {
+            }
+            st_relaxed_gpu(p.counters + from, 0); /* zero again for the next call */
+        }
+    named_barrier_sync(BAR_SPLIT0, THREADS); /* every thread after the acquires */
+    for (int from = (int)blockIdx.x + 1; from < last; ++from) {
+        const float4 *slot = reinterpret_cast<const float4 *>(p.partials)
+                             + (size_t)from * (Cfg::BLOCK_M * BLOCK_N / 4) + tid;
+#pragma unroll
+        for (int h = 0; h < Cfg::HALVES_PER_CONSUMER; ++h)
+#pragma unroll
+            for (int j = 0; j < F4; ++j) {
+                const float4 x = __ldcg(slot + (h * F4 + j) * THREADS); /* L2: another SM wrote it */
+                acc[h][4 * j] += x.x;
+                acc[h][4 * j + 1] += x.y;
+                acc[h][4 * j + 2] += x.z;
+                acc[h][4 * j + 3] += x.w;
+            }
+    }
+}
+
 /* ---------------------------------------------------------------------------
  * The kernel. Cfg: a TileConfig; TIn: bf16/fp16 operands; TOut: bf16/fp16/
  * float output; P_KMAJOR: op(B)^T is K-major (trans_b == N); Q_KMAJOR:
  * op(A)^T is K-major (trans_a == T); SPLIT: split-K units and the reducing
- * epilogue (a separate instantiation, so the unsplit kernel is unchanged).
+ * epilogue (a separate instantiation, so the unsplit kernel is unchanged);
+ * SK: stream-K units (sk_unit; cooperative tile only, another instantiation).
  * ------------------------------------------------------------------------- */
-template <typename Cfg, typename TIn, typename TOut, bool P_KMAJOR, bool Q_KMAJOR, bool SPLIT>
+template <typename Cfg, typename TIn, typename TOut, bool P_KMAJOR, bool Q_KMAJOR, bool SPLIT,
+          bool SK = false>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
 pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUtensorMap tmap_q,
               const __grid_constant__ CUtensorMap tmap_c, const Params p)
@@ -1033,6 +1178,7 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
     using Smem = SharedStorage<Cfg>;
     constexpr int STAGES = Cfg::STAGES;
     constexpr bool COOP = Cfg::COOPERATIVE;
+    static_assert(!SK || (COOP && !SPLIT), "stream-K: the cooperative tile, not split");
 
     extern __shared__ __align__(1024) uint8_t gs_pp_smem_raw[];
     Smem &ss = *reinterpret_cast<Smem *>(
@@ -1070,9 +1216,11 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
         setmaxnreg_dec<PRODUCER_REGS>();
         if (wg_tid == 0) {
             uint32_t it = 0;
-            const int units = SPLIT ? p.total_units : p.total_tiles;
-            for (int w = blockIdx.x; w < units; w += gridDim.x) {
-                const Unit u = unit_of<SPLIT>(p, w);
+            const int units = SK ? INT_MAX : SPLIT ? p.total_units : p.total_tiles;
+            for (int w = blockIdx.x, j = 0; w < units; w += gridDim.x, ++j) {
+                Unit u;
+                if (!unit_at<SPLIT, SK>(p, w, j, u))
+                    break;
                 const TileCoord tc = tile_coord<Cfg>(p, u.t);
                 for (int kb = u.kb0; kb < u.kb1; ++kb, ++it) {
                     const int s = ring_stage<STAGES>(it);
@@ -1123,15 +1271,20 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
         /* Pingpong: local tile i (the CTA's i-th tile) belongs to consumer
          * i % 2. Cooperative: both consumers take every tile. */
         constexpr int TILE_STRIDE = COOP ? 1 : NUM_CONSUMERS;
-        const int units = SPLIT ? p.total_units : p.total_tiles;
+        const int units = SK ? INT_MAX : SPLIT ? p.total_units : p.total_tiles;
         int i = COOP ? 0 : c;
+        uint32_t sk_it = 0; /* stream-K: the ring position, counted as the units go */
         for (int w = blockIdx.x + i * gridDim.x; w < units;
              w += TILE_STRIDE * gridDim.x, i += TILE_STRIDE) {
-            const Unit u = unit_of<SPLIT>(p, w);
+            Unit u;
+            if (!unit_at<SPLIT, SK>(p, w, i, u))
+                break;
             const int t = u.t;
             /* Ring position of this unit's first k-block: the k-blocks of the
              * CTA's earlier units (all of k_blocks each without a split). */
             uint32_t it = (uint32_t)i * (uint32_t)p.k_blocks;
+            if constexpr (SK)
+                it = sk_it;
             if (SPLIT) {
                 it = 0;
                 for (int j = 0; j < i; ++j) {
@@ -1191,6 +1344,8 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
                     wgmma_fence_operand(acc[h][r]);
             if (lane == 0)
                 mbarrier_arrive(&ss.empty[ring_stage<STAGES>(it - 1)]);
+            if constexpr (SK)
+                sk_it = it;
             if (more && !early_turn)
                 named_barrier_arrive(BAR_MATH_TURN0 + (c ^ 1), 2 * WARPGROUP_THREADS);
 
@@ -1210,6 +1365,14 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
                                           red_phase, warp, &tmap_c, ss.c_sub[cw], &ss.c_full[cw],
                                           epi);
             } else {
+                if constexpr (SK) {
+                    if (u.kb0 > 0) { /* not the tile's start: the partial goes to the head's CTA */
+                        sk_tail_store<Cfg>(acc, p, c, wg_tid);
+                        continue;
+                    }
+                    if (u.kb1 < p.k_blocks) /* a head: add the rest, then store as any tile */
+                        sk_head_add<Cfg>(acc, p, u, c, wg_tid);
+                }
                 if constexpr (DEFER) {
                     /* Tiles shorter than the deferred sub-tiles left some. */
                     while (pend > 0)
@@ -1311,9 +1474,13 @@ constexpr int SHORT_K_MAX_KBLOCKS = 4;
  *                       small problems give every CTA several tiles (the
  *                       persistent paths: the ring across tiles, the
  *                       pingpong turns, the deferred epilogue) under
- *                       compute-sanitizer (0: no cap). */
+ *                       compute-sanitizer (0: no cap); stream-K grids too;
+ * GEMMSHIM_PP_SK        "0": no stream-K; "2": stream-K for every ragged
+ *                       last wave (plan_sk's thresholds off; A/B runs);
+ *                       "3": as 2, and the ragged tiles dealt out alone
+ *                       however short the ranges (tests: small grids). */
 struct pp_knobs {
-    int group, defer, max_ctas;
+    int group, defer, max_ctas, sk;
 };
 const pp_knobs &pp_env()
 {
@@ -1322,9 +1489,16 @@ const pp_knobs &pp_env()
             const char *e = getenv(name);
             return e && atoi(e) > 0 ? atoi(e) : 0;
         };
-        const char *d = getenv("GEMMSHIM_PP_DEFER");
-        return pp_knobs{positive("GEMMSHIM_PP_GROUP"), !(d && d[0] == '0' && d[1] == '\0'),
-                        positive("GEMMSHIM_PP_MAX_CTAS")};
+        auto on = [](const char *name) {
+            const char *e = getenv(name);
+            return !(e && e[0] == '0' && e[1] == '\0');
+        };
+        const char *sk = getenv("GEMMSHIM_PP_SK");
+        return pp_knobs{positive("GEMMSHIM_PP_GROUP"), on("GEMMSHIM_PP_DEFER"),
+                        positive("GEMMSHIM_PP_MAX_CTAS"),
+                        !on("GEMMSHIM_PP_SK")          ? 0
+                        : sk && !strcmp(sk, "2") ? 2
+                        : sk && !strcmp(sk, "3") ? 3 : 1};
     }();
     return k;
 }
@@ -1362,12 +1536,72 @@ SplitPlan plan_split(const gs_problem_t *p, const gs_device_t *d, int block_m)
     return sp;
 }
 
-template <typename Cfg, typename TIn, typename TOut, bool P_KMAJOR, bool Q_KMAJOR, bool SPLIT>
-int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
+/* The persistent grid of an unsplit (or stream-K) call. */
+int grid_of(const gs_problem_t *p, const gs_device_t *d, int block_m)
+{
+    const int64_t tiles = ((p->m + block_m - 1) / block_m) * ((p->n + BLOCK_N - 1) / BLOCK_N) * p->batch;
+    int64_t grid = tiles < d->sm_count ? tiles : d->sm_count;
+    if (pp_env().max_ctas > 0 && grid > pp_env().max_ctas)
+        grid = pp_env().max_ctas;
+    return (int)grid;
+}
+
+/* ---- stream-K policy (sk_unit) ----
+ * For the cooperative tile with a 16-bit output of the input's type, when
+ * the ragged last wave is at most SK_MAX_RAGGED full: dealing k-blocks out
+ * saves up to the idle rest of that wave, but the CTAs then stream
+ * operands at unrelated k offsets, which the L2 does not absorb, so the
+ * dealt k-blocks run up to ~2x slower than whole tiles (H200, session 15:
+ * 6144x1152x8192, 84 of 132 slots, 0.80 of whole tiles' speed; 4096^3,
+ * 116, 0.95; 4096x2304x14336, 24, 1.27; 8192x2176x8192, 16, 1.13). The
+ * ragged tiles alone are dealt out when each CTA gets at least
+ * SK_MIN_PIECE k-blocks of them, else the last whole wave with them
+ * (4096x2176x4096, 8 ragged tiles: 1.25). Not for split-K shapes (few
+ * tiles), nor below 32 k-blocks, where the partial tiles' traffic takes
+ * what the wave gains (2560x1792x1024, 16 k-blocks: H200 1.0, H100 0.91
+ * of whole tiles' speed; 32 k-blocks: 1.0-1.12). GEMMSHIM_PP_SK=2 and 3 drop the
+ * fullness and K thresholds (A/B runs, tests; pp_env). */
+constexpr double SK_MAX_RAGGED = 0.5;
+constexpr int SK_MIN_KBLOCKS = 32;
+constexpr int SK_MIN_PIECE = 8;
+
+struct SkPlan {
+    int dp_tiles, iters; /* iters == 0: no stream-K */
+    int grid;
+    size_t ws_bytes;
+};
+
+SkPlan plan_sk(const gs_problem_t *p, const gs_device_t *d, int block_m)
+{
+    SkPlan sk = {0, 0, 0, 0};
+    if (!pp_env().sk || block_m != 256 || p->c_type != p->a_type)
+        return sk;
+    const int64_t tiles = ((p->m + block_m - 1) / block_m) * ((p->n + BLOCK_N - 1) / BLOCK_N) * p->batch;
+    const int64_t kb = k_blocks_of(p->k);
+    const int64_t grid = grid_of(p, d, block_m);
+    if (grid < 2 || tiles <= grid || tiles % grid == 0 || kb < 4)
+        return sk;
+    const int64_t ragged = tiles % grid;
+    if (pp_env().sk == 1 && (kb < SK_MIN_KBLOCKS || (double)ragged > SK_MAX_RAGGED * (double)grid))
+        return sk;
+    const int64_t min_piece = pp_env().sk == 3 ? 1 : SK_MIN_PIECE;
+    const int64_t dealt = ragged * kb >= min_piece * grid ? ragged : ragged + grid;
+    if (dealt * kb > INT_MAX || grid > GS_WS_FLAG_BYTES / (int)sizeof(int))
+        return sk;
+    sk.dp_tiles = (int)(tiles - dealt);
+    sk.iters = (int)(dealt * kb); /* >= grid: every range holds a k-block */
+    sk.grid = (int)grid;
+    sk.ws_bytes = (size_t)GS_WS_FLAG_BYTES + (size_t)grid * (size_t)block_m * BLOCK_N * sizeof(float);
+    return sk;
+}
+
+template <typename Cfg, typename TIn, typename TOut, bool P_KMAJOR, bool Q_KMAJOR, bool SPLIT,
+          bool SK = false>
+int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp, const SkPlan *skp = nullptr)
 {
     constexpr int OUT_BYTES = (int)sizeof(TOut);
     constexpr int SMEM = smem_bytes<Cfg>();
-    auto kernel = pingpong_sm90<Cfg, TIn, TOut, P_KMAJOR, Q_KMAJOR, SPLIT>;
+    auto kernel = pingpong_sm90<Cfg, TIn, TOut, P_KMAJOR, Q_KMAJOR, SPLIT, SK>;
 
     static std::atomic<uint64_t> smem_done{0};
     if (const cudaError_t e = gs_smem_limit_once(smem_done, d->ordinal, SMEM, kernel))
@@ -1442,17 +1676,20 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
     prm.bias_kind = !pr->bias ? BIAS_NONE
                     : pr->bias_type == GS_DT_F32 ? BIAS_F32
                     : pr->bias_type == GS_DT_F16 ? BIAS_F16 : BIAS_BF16;
-    prm.splits = SPLIT ? sp.splits : 1;
-    prm.total_units = prm.total_tiles * prm.splits;
-    prm.counters = SPLIT ? static_cast<int *>(pr->workspace) : nullptr;
-    prm.partials = SPLIT ? reinterpret_cast<float *>(static_cast<uint8_t *>(pr->workspace)
-                                                     + GS_WS_FLAG_BYTES)
-                         : nullptr;
+    if (SK) {
+        prm.sk_dp_tiles = skp->dp_tiles;
+        prm.sk_iters = skp->iters;
+    } else {
+        prm.splits = SPLIT ? sp.splits : 1;
+        prm.total_units = prm.total_tiles * prm.splits;
+    }
+    prm.counters = SPLIT || SK ? static_cast<int *>(pr->workspace) : nullptr;
+    prm.partials = SPLIT || SK ? reinterpret_cast<float *>(static_cast<uint8_t *>(pr->workspace)
+                                                           + GS_WS_FLAG_BYTES)
+                               : nullptr;
 
     cudaLaunchConfig_t cfg = {};
-    int grid = prm.total_tiles < d->sm_count ? prm.total_tiles : d->sm_count;
-    if (pp_env().max_ctas > 0 && grid > pp_env().max_ctas)
-        grid = pp_env().max_ctas;
+    const int grid = SK ? skp->grid : grid_of(pr, d, Cfg::BLOCK_M);
     cfg.gridDim = dim3((unsigned)(SPLIT ? prm.total_units : grid));
     cfg.blockDim = dim3(NUM_THREADS);
     cfg.dynamicSmemBytes = SMEM;
@@ -1460,24 +1697,25 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp)
     /* Split: one CTA per unit, all resident at once: units wait on each
      * other (tile semaphores), which a cooperative launch makes safe; it
      * fails (and the call falls back) rather than run a grid that cannot
-     * fit. */
+     * fit. Stream-K: a head waits for the next CTAs' pieces, so the same. */
     cudaLaunchAttribute attr[2];
-    gs_set_launch_attrs(cfg, attr, SPLIT, 1, pr->pdl != 0);
+    gs_set_launch_attrs(cfg, attr, SPLIT || SK, 1, pr->pdl != 0);
     cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, tp, tq, tc, prm);
     if (e != cudaSuccess)
         (void)cudaGetLastError();
     return (int)e;
 }
 
-template <typename Cfg, typename TIn, typename TOut, bool SPLIT>
-int launch_split(const gs_problem_t *p, const gs_device_t *d, const SplitPlan &sp)
+template <typename Cfg, typename TIn, typename TOut, bool SPLIT, bool SK = false>
+int launch_split(const gs_problem_t *p, const gs_device_t *d, const SplitPlan &sp,
+                 const SkPlan *skp = nullptr)
 {
     const bool p_kmajor = p->trans_b == GS_OP_N;
     const bool q_kmajor = p->trans_a == GS_OP_T;
-    if (p_kmajor && q_kmajor) return launch<Cfg, TIn, TOut, true, true, SPLIT>(p, d, sp);
-    if (p_kmajor) return launch<Cfg, TIn, TOut, true, false, SPLIT>(p, d, sp);
-    if (q_kmajor) return launch<Cfg, TIn, TOut, false, true, SPLIT>(p, d, sp);
-    return launch<Cfg, TIn, TOut, false, false, SPLIT>(p, d, sp);
+    if (p_kmajor && q_kmajor) return launch<Cfg, TIn, TOut, true, true, SPLIT, SK>(p, d, sp, skp);
+    if (p_kmajor) return launch<Cfg, TIn, TOut, true, false, SPLIT, SK>(p, d, sp, skp);
+    if (q_kmajor) return launch<Cfg, TIn, TOut, false, true, SPLIT, SK>(p, d, sp, skp);
+    return launch<Cfg, TIn, TOut, false, false, SPLIT, SK>(p, d, sp, skp);
 }
 
 template <typename Cfg, typename TIn, typename TOut>
@@ -1493,6 +1731,16 @@ int launch_layout(const gs_problem_t *p, const gs_device_t *d)
         if (!p->workspace || p->workspace_size < sp.ws_bytes || ((uintptr_t)p->workspace & 15u))
             return (int)cudaErrorInvalidValue;
         return launch_split<Cfg, TIn, TOut, true>(p, d, sp);
+    }
+    if constexpr (Cfg::COOPERATIVE && std::is_same<TIn, TOut>::value) {
+        /* Stream-K where plan_sk plans it; the workspace contract as for a
+         * split (gs_kernels.h): without it, refused, nothing enqueued. */
+        const SkPlan sk = plan_sk(p, d, Cfg::BLOCK_M);
+        if (sk.iters > 0) {
+            if (!p->workspace || p->workspace_size < sk.ws_bytes || ((uintptr_t)p->workspace & 15u))
+                return (int)cudaErrorInvalidValue;
+            return launch_split<Cfg, TIn, TOut, false, true>(p, d, sp, &sk);
+        }
     }
     return launch_split<Cfg, TIn, TOut, false>(p, d, sp);
 }
@@ -1624,18 +1872,46 @@ extern "C" const char *gs_pingpong_kernel_name(const gs_problem_t *p, const gs_d
     if (!p || !d || !gs_pingpong_can_implement(p, d, cfg))
         return base;
     SplitPlan sp = plan_split(p, d, block_m_of(cfg));
-    if (sp.splits <= 1)
-        return base;
+    if (sp.splits <= 1) {
+        if (plan_sk(p, d, block_m_of(cfg)).iters == 0)
+            return base;
+        snprintf(name, sizeof name, "%s_streamk", base);
+        return name;
+    }
     snprintf(name, sizeof name, "%s_splitk%d", base, sp.splits);
     return name;
 }
 
+/* The share of the persistent grid's tile slots that hold a tile when the
+ * tiles are dealt whole: tiles / (waves * SMs). A ragged last wave idles
+ * the rest (4096x2304 on 256x128 tiles: 288 tiles in 3 waves of 132, 0.73,
+ * where 4096x2048 fills 0.97), and our time follows the waves while
+ * cuBLAS's, with tiles of its own choosing, need not: the routing table
+ * scales a neighbour's reading by it (gs_table_ratio). Split-K plans fill
+ * one wave by construction: 1. Stream-K shapes count as dealt whole, a
+ * lower bound (it runs only where it measured faster than that). */
+extern "C" double gs_pingpong_wave_efficiency(const gs_problem_t *p, const gs_device_t *d,
+                                              gs_pingpong_config_t cfg)
+{
+    const int bm = block_m_of(cfg);
+    if (!p || !d || d->sm_count < 1 || p->m < 1 || p->n < 1 || p->batch < 1
+        || plan_split(p, d, bm).splits > 1)
+        return 1.0;
+    const double tiles = (double)(((p->m + bm - 1) / bm) * ((p->n + BLOCK_N - 1) / BLOCK_N) * p->batch);
+    const double waves = ceil(tiles / d->sm_count);
+    return tiles / (waves * d->sm_count);
+}
+
 /* Split-K shapes (few output tiles, long K; see plan_split): the tile
- * semaphores plus one fp32 partial tile per unit. 0 for every other shape. */
+ * semaphores plus one fp32 partial tile per unit. Stream-K shapes (plan_sk):
+ * the flags plus one partial tile per CTA. 0 for every other shape. */
 extern "C" size_t gs_pingpong_workspace_bytes(const gs_problem_t *p, const gs_device_t *d,
                                               gs_pingpong_config_t cfg)
 {
     if (!gs_pingpong_can_implement(p, d, cfg))
         return 0;
-    return plan_split(p, d, block_m_of(cfg)).ws_bytes;
+    const SplitPlan sp = plan_split(p, d, block_m_of(cfg));
+    if (sp.splits > 1)
+        return sp.ws_bytes;
+    return plan_sk(p, d, block_m_of(cfg)).ws_bytes;
 }

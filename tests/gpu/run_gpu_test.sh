@@ -74,7 +74,7 @@ case $what in
       if grep -q 'fallback: ' "$log"; then
         echo "FAIL: some calls fell back to cuBLAS:"; grep 'fallback: ' "$log"; exit 1
       fi
-      echo "hsweep: $(grep -c -- "-> $k" "$log") signatures served by $k, no fallback"
+      echo "hsweep: $(grep -c -- "-> $k" "$log") signatures served by $k ($(grep -c -- "-> ${k}_streamk" "$log") stream-K), no fallback"
     done
     # Regression: ragged-m tiles after full ones with fp32 output (a staging
     # buffer was rewritten while a TMA store still read it, so two identical
@@ -100,12 +100,25 @@ case $what in
     # against the reference and for bitwise repeats, not only by racecheck
     for k in pingpong_128x128x64 pingpong_coop_256x128x64; do
       rm -f "$log"
-      GEMMSHIM_PP_MAX_CTAS=2 GEMMSHIM_SWEEP_CASES=60 GEMMSHIM_SWEEP_MAX_DIM=700 GEMMSHIM_SEED=11 \
+      # (GEMMSHIM_PP_SK=2: stream-K for every ragged last wave, these short K too)
+      GEMMSHIM_PP_SK=2 GEMMSHIM_PP_MAX_CTAS=2 GEMMSHIM_SWEEP_CASES=60 GEMMSHIM_SWEEP_MAX_DIM=700 GEMMSHIM_SEED=11 \
         GEMMSHIM_KERNELS=$k GEMMSHIM_POLICY=eligible run "$bin/test_hgemm_sweep" > "$logdir/ctas2-$k.txt"; rc=$?
       [ $rc -eq 0 ] || { echo "FAIL: $k with at most 2 CTAs:"; grep FAIL "$logdir/ctas2-$k.txt"; exit 1; }
       grep -q -- "-> $k" "$log" || { echo "FAIL: no call served by $k with at most 2 CTAs"; exit 1; }
-      echo "hsweep: $k with at most 2 CTAs: $(grep -E '^[0-9]+ passed' "$logdir/ctas2-$k.txt"), $(grep -c -- "-> $k" "$log") signatures served"
+      # two CTAs over 3+ tiles: the cooperative tile's ragged waves run stream-K
+      [ $k != pingpong_coop_256x128x64 ] || grep -q -- "-> ${k}_streamk" "$log" ||
+        { echo "FAIL: no stream-K call with at most 2 CTAs"; exit 1; }
+      echo "hsweep: $k with at most 2 CTAs: $(grep -E '^[0-9]+ passed' "$logdir/ctas2-$k.txt"), $(grep -c -- "-> $k" "$log") signatures served ($(grep -c -- "-> ${k}_streamk" "$log") stream-K)"
     done
+    # stream-K with only the ragged tiles dealt out over 4 CTAs (GEMMSHIM_PP_SK=3:
+    # however short the ranges), so a tile's head adds up to 3 other CTAs' partials
+    k=pingpong_coop_256x128x64
+    rm -f "$log"
+    GEMMSHIM_PP_SK=3 GEMMSHIM_PP_MAX_CTAS=4 GEMMSHIM_SWEEP_CASES=60 GEMMSHIM_SWEEP_MAX_DIM=1500 GEMMSHIM_SEED=12 \
+      GEMMSHIM_KERNELS=$k GEMMSHIM_POLICY=eligible run "$bin/test_hgemm_sweep" > "$logdir/ctas4-sk.txt"; rc=$?
+    [ $rc -eq 0 ] || { echo "FAIL: $k, stream-K over 4 CTAs:"; grep FAIL "$logdir/ctas4-sk.txt"; exit 1; }
+    grep -q -- "-> ${k}_streamk" "$log" || { echo "FAIL: no stream-K call over 4 CTAs"; exit 1; }
+    echo "hsweep: $k, ragged tiles dealt out over 4 CTAs: $(grep -E '^[0-9]+ passed' "$logdir/ctas4-sk.txt"), $(grep -c -- "-> ${k}_streamk" "$log") stream-K signatures" 
     ;;
   sanitize)
     # compute-sanitizer over short sweeps of small shapes through the shim:
@@ -131,7 +144,14 @@ case $what in
       # two CTAs: every CTA runs several tiles even of these small shapes, so
       # the paths across tiles (the ring's later laps, the pingpong turns,
       # the cooperative tile's deferred epilogue) are checked too
-      for tool in racecheck synccheck; do GEMMSHIM_PP_MAX_CTAS=2 cs $tool $k test_hgemm_sweep; done
+      # (and the cooperative tile's stream-K units: its ragged waves)
+      for tool in memcheck racecheck synccheck; do
+        GEMMSHIM_PP_SK=2 GEMMSHIM_PP_MAX_CTAS=2 cs $tool $k test_hgemm_sweep
+      done
+    done
+    # stream-K heads adding several CTAs' partials (the ragged tiles alone over 4 CTAs)
+    for tool in memcheck racecheck synccheck; do
+      GEMMSHIM_PP_SK=3 GEMMSHIM_PP_MAX_CTAS=4 cs $tool pingpong_coop_256x128x64 test_hgemm_sweep
     done
     GEMMSHIM_SWEEP_DECODE=1 cs memcheck skinny test_hgemm_sweep
     GEMMSHIM_SWEEP_DECODE=1 cs racecheck skinny test_hgemm_sweep

@@ -4,7 +4,7 @@
  *   - the cublasLt BIAS epilogue: C = alpha * op(A) op(B) + beta * C + bias[i]
  *     (bias F32 / F16 / BF16, one element per row of C, shared by batches),
  *     compared with an fp64 host reference;
- *   - the split-K workspace contract: *_run returns non-zero and enqueues
+ *   - the split-K (and stream-K) workspace contract: *_run returns non-zero and enqueues
  *     nothing when the workspace is missing or too small; the counters
  *     (first GS_WS_FLAG_BYTES) are zero again after the call; the same call
  *     twice gives bitwise identical results; C's padding rows are untouched;
@@ -25,6 +25,7 @@ typedef struct tcase {
     float alpha, beta;
     int big;         /* skipped with GEMMSHIM_BIAS_SMALL=1 */
     int split;       /* 1: must run split-K on every configuration */
+    int sk;          /* 1: must run stream-K on the cooperative configuration */
 } tcase_t;
 
 static const tcase_t cases[] = {
@@ -68,6 +69,22 @@ static const tcase_t cases[] = {
      * and the last m tile's direct stores alternate in one CTA, so each
      * batch must wait for the stores before it */
     {3001, 260, 130, 1, 1, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 2.f, 0.f, 0, 0},
+    /* stream-K on the cooperative tile (132 SMs; plan_sk): 140 tiles, a
+     * ragged second wave of 8, so every tile's k-blocks are dealt out (no
+     * whole tiles first); beta == 0, no bias: heads store through the
+     * deferred epilogue; a ragged last k-block */
+    {2560, 1792, 2000, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 1.f, 0.f, 0, 0, 1},
+    /* ... 296 tiles over 2 batches: one wave whole, then the last whole
+     * wave and the 32 ragged tiles dealt out; beta != 0 and a bias (the
+     * plain epilogue after the head's fix-up) */
+    {1024, 4736, 2000, 2, 0, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_F16, 0.5f, 1.5f, 0, 0, 1},
+    /* ... with a ragged m (m * 2 not a multiple of 16: direct stores) */
+    {3001, 1500, 2048, 1, 1, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 2.f, 0.f, 0, 0, 1},
+    /* the 20 ragged tiles alone dealt out (152 tiles): ranges of ~10 of a
+     * tile's 64 k-blocks, so a head adds up to 6 other CTAs' partials */
+    {4864, 1024, 4096, 1, 0, 0, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 1.f, 0.f, 1, 0, 1},
+    /* ... 190 tiles, 58 ragged, ranges of ~14 of 32 k-blocks, with a bias */
+    {2560, 2432, 2048, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 1, 0, 1},
 };
 
 static double bias_at(const void *h, gs_dtype_t t, int i)
@@ -208,6 +225,13 @@ int main(void)
             if (tc->split && !ws) {
                 printf("FAIL case %zu %s: meant to run split-K, but no split was planned\n", ci,
                        gs_pingpong_kernel_name(&p, &d, pc));
+                ++failed;
+                continue;
+            }
+            if (tc->sk && pc == GS_PINGPONG_COOP_256x128x64
+                && !strstr(gs_pingpong_kernel_name(&p, &d, pc), "_streamk")) {
+                printf("FAIL case %zu %s: meant to run stream-K on %d SMs\n", ci,
+                       gs_pingpong_kernel_name(&p, &d, pc), d.sm_count);
                 ++failed;
                 continue;
             }

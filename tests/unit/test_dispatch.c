@@ -4,6 +4,7 @@
 #include "dispatch_fixtures.h"
 #include "gs_test.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h> /* mkstemp */
 #include <string.h>
@@ -302,6 +303,23 @@ static void shared_predicates(void)
     CHECK(!gs_compute_is_f32_accum(GS_CT_OTHER));
 }
 
+/* Loads a routing table given as text (through a temporary file, removed
+ * after): gs_table_load's result, -1 with a failed check if no file. */
+static int load_table_text(const char *text, char *msg, size_t msg_size)
+{
+    char path[] = "/tmp/gs_test_table_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f != NULL);
+    if (!f)
+        return -1;
+    fputs(text, f);
+    fclose(f);
+    int rc = gs_table_load(path, msg, msg_size);
+    remove(path);
+    return rc;
+}
+
 /* Routing-table entries carry the GPU model they were measured on: a device
  * reads its own model's entries (and model-less ones), a model the table
  * does not know the lowest over all models. Loads a table file, so it runs
@@ -323,13 +341,9 @@ static void table_per_gpu(void)
     gs_gpu_key("NVIDIA H200", tiny, sizeof tiny);
     CHECK_STR_EQ(tiny, "H20");
 
-    char path[] = "/tmp/gs_test_table_gpu_XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fprintf(f, "gemmshim-table 1\n"
+    char msg[256];
+    CHECK_EQ_INT(load_table_text(
+               "gemmshim-table 1\n"
                "pingpong pingpong_128x128x64 90 bf16 TN 4096 4096 4096 1.10 H100\n"
                "pingpong pingpong_128x128x64 90 bf16 TN 4096 4096 4096 0.90 H200\n"
                "pingpong pingpong_coop_256x128x64 90 bf16 TN 4096 4096 4096 1.20 H200  # c\n"
@@ -342,10 +356,8 @@ static void table_per_gpu(void)
                 * k = 2500 reads its own model's entry although the other
                 * is nearer (both within the k span) */
                "pingpong pingpong_128x128x64 90 bf16 NT 2048 2048 3000 1.30 H200\n"
-               "pingpong pingpong_128x128x64 90 bf16 NT 2048 2048 2600 0.70 H100\n");
-    fclose(f);
-    char msg[256];
-    CHECK_EQ_INT(gs_table_load(path, msg, sizeof msg), 0);
+               "pingpong pingpong_128x128x64 90 bf16 NT 2048 2048 2600 0.70 H100\n",
+               msg, sizeof msg), 0);
 
     gs_problem_t p = bf16_problem();
     p.m = p.n = p.k = p.lda = p.ldb = p.ldc = 4096;
@@ -403,16 +415,9 @@ static void table_per_gpu(void)
         "gemmshim-table 1\nsgemm_simt - 90 f32 NN 8 8 8 1.0 ABCDEFGHIJKLMNOPQ\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
-        f = fopen(path, "w");
-        CHECK(f != NULL);
-        if (!f)
-            break;
-        fputs(bad[i], f);
-        fclose(f);
-        CHECK(gs_table_load(path, msg, sizeof msg) != 0);
+        CHECK(load_table_text(bad[i], msg, sizeof msg) != 0);
         CHECK_CONTAINS(msg, ":2: expected");
     }
-    remove(path);
 }
 
 /* m and n are matched one by one, not as m*n: a 1024x64 decode call (8
@@ -421,20 +426,13 @@ static void table_per_gpu(void)
  * 1 to 8 tokens count as 8: their readings tie and the lower one holds. */
 static void table_matches_m_and_n(void)
 {
-    char path[] = "/tmp/gs_test_table_mn_XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fprintf(f, "gemmshim-table 1\n"
-               "skinny - 90 bf16 TN 4096 16 4096 1.10 H200\n"
-               "skinny - 90 bf16 TN 4096 1 4096 1.24 H200\n"
-               "skinny - 90 bf16 TN 4096 8 4096 1.22 H200\n");
-    fclose(f);
     char msg[256];
-    CHECK_EQ_INT(gs_table_load(path, msg, sizeof msg), 0);
-    remove(path);
+    CHECK_EQ_INT(load_table_text("gemmshim-table 1\n"
+                                 "skinny - 90 bf16 TN 4096 16 4096 1.10 H200\n"
+                                 "skinny - 90 bf16 TN 4096 1 4096 1.24 H200\n"
+                                 "skinny - 90 bf16 TN 4096 8 4096 1.22 H200\n",
+                                 msg, sizeof msg),
+                 0);
     gs_device_t h200 = device(9, 0, 132);
     strcpy(h200.gpu, "H200");
     static const struct {
@@ -463,6 +461,75 @@ static void table_matches_m_and_n(void)
     }
 }
 
+/* A neighbour's reading is scaled by the wave efficiency of the problem
+ * over the measured shape's (pingpong route, never up): 4096x2304x4096 lies
+ * within the span of 4096x2048x4096 (1.01x) but deals 288 tiles of 256x128
+ * in 3 waves of 132 SMs, where 4096x2048 deals 256 in 2; it measured 0.77x
+ * (bench/NOTES.md, session 15) and was routed on the neighbour's reading. */
+static void table_scales_by_waves(void)
+{
+    gs_device_t h200 = device(9, 0, 132);
+    strcpy(h200.gpu, "H200");
+    gs_problem_t p = bf16_problem();
+    p.trans_a = GS_OP_T;
+    p.trans_b = GS_OP_N;
+    p.m = 4096;
+    p.n = 2304;
+    p.k = p.lda = p.ldb = 4096;
+    p.ldc = p.m;
+    const gs_pingpong_config_t coop = GS_PINGPONG_COOP_256x128x64;
+    CHECK(fabs(gs_pingpong_wave_efficiency(&p, &h200, coop) - 288.0 / 396.0) < 1e-12);
+    CHECK(fabs(gs_pingpong_wave_efficiency(&p, &h200, GS_PINGPONG_128x128x64) - 576.0 / 660.0) < 1e-12);
+    p.n = 2048;
+    CHECK(fabs(gs_pingpong_wave_efficiency(&p, &h200, coop) - 256.0 / 264.0) < 1e-12);
+    p.batch = 3; /* batches are tiles too: 768 in 6 waves */
+    CHECK(fabs(gs_pingpong_wave_efficiency(&p, &h200, coop) - 768.0 / 792.0) < 1e-12);
+    p.batch = 1;
+    p.m = p.n = 256; /* split-K: one wave of units by construction */
+    p.k = p.lda = p.ldb = 65536;
+    p.ldc = 256;
+    CHECK(gs_pingpong_wave_efficiency(&p, &h200, GS_PINGPONG_128x128x64) == 1.0);
+
+    char msg[256];
+    CHECK_EQ_INT(load_table_text("gemmshim-table 1\n"
+                                 "pingpong pingpong_coop_256x128x64 90 bf16 TN 4096 2048 4096 1.01 H200\n"
+                                 "pingpong pingpong_128x128x64 90 bf16 TN 256 256 65536 1.05 H200\n"
+                                 "skinny - 90 bf16 TN 4096 16 4096 1.10 H200\n",
+                                 msg, sizeof msg),
+                 0);
+    gs_config_t c = defaults();
+    p.m = 4096;
+    p.k = p.lda = p.ldb = 4096;
+    p.ldc = 4096;
+    static const struct {
+        int n;
+        double want;
+    } cases[] = {
+        {2048, 1.01},                                        /* the entry */
+        {2304, 1.01 * (288.0 / 396.0) / (256.0 / 264.0)},    /* 0.76: 3 waves */
+        {1920, 1.01 * (240.0 / 264.0) / (256.0 / 264.0)},    /* 0.95: 2 waves, less full */
+        {2176, 1.01 * (272.0 / 396.0) / (256.0 / 264.0)},    /* 0.72 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        p.n = cases[i].n;
+        CHECK(fabs(gs_table_ratio(GS_ROUTE_PINGPONG, coop, &p, &h200) - cases[i].want) < 1e-12);
+        gs_decision_t d = gs_dispatch(&p, &h200, &c.routing);
+        CHECK_EQ_INT(d.route, cases[i].want >= GS_MIN_RATIO ? GS_ROUTE_PINGPONG : GS_ROUTE_FORWARD);
+    }
+    p.n = 2304;
+    CHECK_CONTAINS(gs_dispatch(&p, &h200, &c.routing).reason, "measured 0.76x");
+    /* a split-K shape and another route read the entries as they are */
+    p.m = p.n = 300;
+    p.k = p.lda = p.ldb = 60000;
+    p.ldc = 300;
+    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &h200) == 1.05);
+    p.m = 4096;
+    p.n = 24;
+    p.k = p.lda = p.ldb = 4096;
+    p.ldc = 4096;
+    CHECK(gs_table_ratio(GS_ROUTE_SKINNY, 0, &p, &h200) == 1.10);
+}
+
 int main(void)
 {
     forward_cases();
@@ -471,7 +538,8 @@ int main(void)
     names();
     table_policy_follows_table();
     shared_predicates();
-    table_per_gpu(); /* these two last: they replace the built-in table */
+    table_per_gpu(); /* these three last: they replace the built-in table */
     table_matches_m_and_n();
+    table_scales_by_waves();
     return GS_TEST_DONE();
 }
