@@ -81,6 +81,30 @@ def coop_before_s10(r):
     return r["route"] == "pingpong_coop_256x128x64"
 
 
+def coop_streamk_now(r):
+    """The cooperative tile deals this bench shape's ragged last wave out by
+    k-blocks (stream-K, session 15): plan_sk's rule (kernels/pingpong_sm90.cu)
+    on a 132-SM GPU, batch 1, 16-bit output of the input's type."""
+    if not r["route"].startswith("pingpong_coop_256x128x64") or ">" in r["dtype"]:
+        return False
+    m, n, k = int(r["m"]), int(r["n"]), int(r["k"])
+    tiles, kb, sms = -(-m // 256) * -(-n // 128), -(-k // 64), 132
+    return tiles > sms and 0 < tiles % sms <= sms // 2 and kb >= 32
+
+
+def coop_before_s15(r):
+    """Unsplit cooperative-tile rows before session 15 of shapes whose
+    ragged last wave it now deals out by k-blocks (stream-K)."""
+    return coop_streamk_now(r)
+
+
+def not_the_shipped_plan(r):
+    """Rows of the session-15 stream-K A/B files whose plan (stream-K or
+    whole tiles, GEMMSHIM_PP_SK) is not what the shipped rule picks for the
+    shape."""
+    return ("_streamk" in r["route"]) != coop_streamk_now(r)
+
+
 # (file, drop-row predicates of that file alone): in the order the header
 # names them.
 SOURCES = [
@@ -164,6 +188,13 @@ SOURCES = [
     ("h100-default-policy-torch-s13-final.csv", []),
     ("h200-default-policy-s13-final.csv", []),
     ("h200-default-policy-torch-s13-final.csv", []),
+    # session 15: the cooperative tile forced, stream-K on (shipped rule) and
+    # off, in one run per GPU (bench/ab_env.sh, bench/shapes/streamk.txt)
+    ("h200-s15-streamk-ab.csv", [not_the_shipped_plan]),
+    ("h100-s15-streamk-ab.csv", [not_the_shipped_plan]),
+    # default policy on the table above (every suite; the stream-K shapes)
+    ("h200-default-policy-s15.csv", []),
+    ("h200-default-policy-streamk-s15.csv", []),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose
@@ -176,6 +207,7 @@ KERNEL_CHANGES = [
     (pp_before_s8, "h200-pingpong-s8.csv"),
     (pdl_before_s9, "h200-suites-s9.csv"),
     (coop_before_s10, "h200-suites-s10.csv"),
+    (coop_before_s15, "h200-s15-streamk-ab.csv"),
 ]
 
 
@@ -190,7 +222,7 @@ NOTE = ("their pingpong-k, pingpong-sq and prefill rows dropped for h200-all .. 
         "measured before the session-3 epilogue; their skinny_ring rows: before the session-4 staged "
         "epilogue and workspace split; pingpong_128x128x64 rows with k >= 512 of the session-3 files: "
         "before the session-4 early tensor-core handover; pingpong rows of TN 8448x9216 with k <= 256 "
-        "of every file before h200-pingpong-s5.csv: before the session-5 all-of-m raster for short k; pingpong rows of the deepk suite or split 2, 4 or 8 ways of every file before h200-deepk-s6.csv: before the session-6 register-sum split epilogue; unsplit pingpong_128x128x64 rows with k <= 256 of every file before h200-pingpong-s7.csv: before the session-7 short-K variant (batched epilogue); pingpong_128x128x64 rows with k > 256 of h200-pingpong-s7 and h100-pingpong-s7: a build with a reverted change; every pingpong row of every file before h200-pingpong-s8.csv: before the session-8 epilogue (no ragged-tile test per sub-tile); every pingpong and skinny row of every file before h200-suites-s9.csv: before the session-9 programmatic dependent launch; unsplit pingpong_coop_256x128x64 rows of every file before h200-suites-s10.csv: before the session-10 deferred epilogue; the default-policy runs re-time what the table routed, so a class that measured below 0.98 there is forwarded; the graph-timed files (session 13, with and without a plain kernel between the calls) count like another run, and so do PyTorch's decode calls timed in place (bench/torch_decode_ab.py): the lowest reading of the ways of launching stands")
+        "of every file before h200-pingpong-s5.csv: before the session-5 all-of-m raster for short k; pingpong rows of the deepk suite or split 2, 4 or 8 ways of every file before h200-deepk-s6.csv: before the session-6 register-sum split epilogue; unsplit pingpong_128x128x64 rows with k <= 256 of every file before h200-pingpong-s7.csv: before the session-7 short-K variant (batched epilogue); pingpong_128x128x64 rows with k > 256 of h200-pingpong-s7 and h100-pingpong-s7: a build with a reverted change; every pingpong row of every file before h200-pingpong-s8.csv: before the session-8 epilogue (no ragged-tile test per sub-tile); every pingpong and skinny row of every file before h200-suites-s9.csv: before the session-9 programmatic dependent launch; unsplit pingpong_coop_256x128x64 rows of every file before h200-suites-s10.csv: before the session-10 deferred epilogue; the default-policy runs re-time what the table routed, so a class that measured below 0.98 there is forwarded; the graph-timed files (session 13, with and without a plain kernel between the calls) count like another run, and so do PyTorch's decode calls timed in place (bench/torch_decode_ab.py): the lowest reading of the ways of launching stands; unsplit pingpong_coop_256x128x64 rows of shapes it now runs stream-K of every file before h200-s15-streamk-ab.csv: before the session-15 stream-K; of the session-15 stream-K A/B files, the rows of the plan the shipped rule does not pick")
 
 
 def main(argv):
