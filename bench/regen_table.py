@@ -92,12 +92,6 @@ def coop_streamk_now(r):
     return tiles > sms and 0 < tiles % sms <= sms // 2 and kb >= 32
 
 
-def coop_before_s15(r):
-    """Unsplit cooperative-tile rows before session 15 of shapes whose
-    ragged last wave it now deals out by k-blocks (stream-K)."""
-    return coop_streamk_now(r)
-
-
 def not_the_shipped_plan(r):
     """Rows of the session-15 stream-K A/B files whose plan (stream-K or
     whole tiles, GEMMSHIM_PP_SK) is not what the shipped rule picks for the
@@ -207,7 +201,7 @@ KERNEL_CHANGES = [
     (pp_before_s8, "h200-pingpong-s8.csv"),
     (pdl_before_s9, "h200-suites-s9.csv"),
     (coop_before_s10, "h200-suites-s10.csv"),
-    (coop_before_s15, "h200-s15-streamk-ab.csv"),
+    (coop_streamk_now, "h200-s15-streamk-ab.csv"),  # measured dealt whole before
 ]
 
 

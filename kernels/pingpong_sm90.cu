@@ -72,7 +72,6 @@
  */
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <cuda.h> /* CUtensorMap and the driver enums: header only, no libcuda link */
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -954,6 +953,22 @@ __device__ __forceinline__ void split_meet(int *sem, int S)
         st_relaxed_gpu(sem, 0); /* every unit is past its wait */
 }
 
+/* A partial tile into a workspace slot in fragment order: thread tid's
+ * float4 (h, j) at (h * F4 + j) * THREADS + tid, so each warp store is 512
+ * contiguous bytes; readers index it the same way (split-K, stream-K). */
+template <typename Cfg, int THREADS>
+__device__ __forceinline__ void store_partial(const float (&acc)[Cfg::HALVES_PER_CONSUMER][Cfg::ACC],
+                                              float4 *slot, int tid)
+{
+    constexpr int F4 = Cfg::ACC / 4;
+#pragma unroll
+    for (int h = 0; h < Cfg::HALVES_PER_CONSUMER; ++h)
+#pragma unroll
+        for (int j = 0; j < F4; ++j)
+            slot[(h * F4 + j) * THREADS + tid] =
+                make_float4(acc[h][4 * j], acc[h][4 * j + 1], acc[h][4 * j + 2], acc[h][4 * j + 3]);
+}
+
 template <typename Cfg, typename TOut>
 __device__ __forceinline__ void split_epilogue(float (&acc)[Cfg::HALVES_PER_CONSUMER][Cfg::ACC],
                                                const Params &p, const Unit &u, const TileCoord &tc,
@@ -978,13 +993,7 @@ __device__ __forceinline__ void split_epilogue(float (&acc)[Cfg::HALVES_PER_CONS
 
     /* 1. This unit's partial tile, in fragment order. */
     float4 *tile_slots = reinterpret_cast<float4 *>(p.partials) + (size_t)u.t * S * TILE_VECS;
-    float4 *slot = tile_slots + (size_t)u.s * TILE_VECS;
-#pragma unroll
-    for (int h = 0; h < HPC; ++h)
-#pragma unroll
-        for (int j = 0; j < F4; ++j)
-            slot[(h * F4 + j) * THREADS + tid] =
-                make_float4(acc[h][4 * j], acc[h][4 * j + 1], acc[h][4 * j + 2], acc[h][4 * j + 3]);
+    store_partial<Cfg, THREADS>(acc, tile_slots + (size_t)u.s * TILE_VECS, tid);
 
     /* Whole sub-tiles per slice (few units per tile: HJ / S float4 columns
      * of every thread, a multiple of a sub-tile's JPC): the slice's sums are
@@ -1111,16 +1120,10 @@ __device__ __forceinline__ void sk_tail_store(const float (&acc)[Cfg::HALVES_PER
                                               const Params &p, int c, int wg_tid)
 {
     constexpr int THREADS = NUM_CONSUMERS * WARPGROUP_THREADS;
-    constexpr int F4 = Cfg::ACC / 4;
     const int tid = c * WARPGROUP_THREADS + wg_tid;
-    float4 *slot = reinterpret_cast<float4 *>(p.partials)
-                   + (size_t)blockIdx.x * (Cfg::BLOCK_M * BLOCK_N / 4);
-#pragma unroll
-    for (int h = 0; h < Cfg::HALVES_PER_CONSUMER; ++h)
-#pragma unroll
-        for (int j = 0; j < F4; ++j)
-            slot[(h * F4 + j) * THREADS + tid] =
-                make_float4(acc[h][4 * j], acc[h][4 * j + 1], acc[h][4 * j + 2], acc[h][4 * j + 3]);
+    store_partial<Cfg, THREADS>(acc, reinterpret_cast<float4 *>(p.partials)
+                                         + (size_t)blockIdx.x * (Cfg::BLOCK_M * BLOCK_N / 4),
+                                tid);
     named_barrier_sync(BAR_SPLIT0, THREADS);
     if (tid == 0)
         red_add_release_gpu(p.counters + blockIdx.x, 1);
@@ -1493,12 +1496,11 @@ const pp_knobs &pp_env()
             const char *e = getenv(name);
             return !(e && e[0] == '0' && e[1] == '\0');
         };
+        /* "0", "2", "3" as documented; anything else the default, 1 */
         const char *sk = getenv("GEMMSHIM_PP_SK");
+        const int sk_mode = sk && sk[0] >= '0' && sk[0] <= '3' && !sk[1] ? sk[0] - '0' : 1;
         return pp_knobs{positive("GEMMSHIM_PP_GROUP"), on("GEMMSHIM_PP_DEFER"),
-                        positive("GEMMSHIM_PP_MAX_CTAS"),
-                        !on("GEMMSHIM_PP_SK")          ? 0
-                        : sk && !strcmp(sk, "2") ? 2
-                        : sk && !strcmp(sk, "3") ? 3 : 1};
+                        positive("GEMMSHIM_PP_MAX_CTAS"), sk_mode};
     }();
     return k;
 }
@@ -1515,10 +1517,16 @@ struct SplitPlan {
     size_t ws_bytes; /* 0 without a split */
 };
 
+/* Output tiles of p on block_m x BLOCK_N tiles, every batch. */
+int64_t tiles_of(const gs_problem_t *p, int block_m)
+{
+    return ((p->m + block_m - 1) / block_m) * ((p->n + BLOCK_N - 1) / BLOCK_N) * p->batch;
+}
+
 SplitPlan plan_split(const gs_problem_t *p, const gs_device_t *d, int block_m)
 {
     SplitPlan sp = {1, 0, 0};
-    const int64_t tiles = ((p->m + block_m - 1) / block_m) * ((p->n + BLOCK_N - 1) / BLOCK_N) * p->batch;
+    const int64_t tiles = tiles_of(p, block_m);
     const int64_t kb = k_blocks_of(p->k);
     sp.tiles = (int)(tiles < INT32_MAX ? tiles : INT32_MAX);
     if (d->sm_count < 2 || tiles * 2 > d->sm_count || kb < 2 * SPLIT_MIN_KBLOCKS)
@@ -1539,7 +1547,7 @@ SplitPlan plan_split(const gs_problem_t *p, const gs_device_t *d, int block_m)
 /* The persistent grid of an unsplit (or stream-K) call. */
 int grid_of(const gs_problem_t *p, const gs_device_t *d, int block_m)
 {
-    const int64_t tiles = ((p->m + block_m - 1) / block_m) * ((p->n + BLOCK_N - 1) / BLOCK_N) * p->batch;
+    const int64_t tiles = tiles_of(p, block_m);
     int64_t grid = tiles < d->sm_count ? tiles : d->sm_count;
     if (pp_env().max_ctas > 0 && grid > pp_env().max_ctas)
         grid = pp_env().max_ctas;
@@ -1576,7 +1584,7 @@ SkPlan plan_sk(const gs_problem_t *p, const gs_device_t *d, int block_m)
     SkPlan sk = {0, 0, 0, 0};
     if (!pp_env().sk || block_m != 256 || p->c_type != p->a_type)
         return sk;
-    const int64_t tiles = ((p->m + block_m - 1) / block_m) * ((p->n + BLOCK_N - 1) / BLOCK_N) * p->batch;
+    const int64_t tiles = tiles_of(p, block_m);
     const int64_t kb = k_blocks_of(p->k);
     const int64_t grid = grid_of(p, d, block_m);
     if (grid < 2 || tiles <= grid || tiles % grid == 0 || kb < 4)
@@ -1718,6 +1726,13 @@ int launch_split(const gs_problem_t *p, const gs_device_t *d, const SplitPlan &s
     return launch<Cfg, TIn, TOut, false, false, SPLIT, SK>(p, d, sp, skp);
 }
 
+/* The split-K / stream-K workspace contract (gs_kernels.h): at least
+ * bytes, 16-byte aligned; otherwise the launcher enqueues nothing. */
+bool workspace_fits(const gs_problem_t *p, size_t bytes)
+{
+    return p->workspace && p->workspace_size >= bytes && !((uintptr_t)p->workspace & 15u);
+}
+
 template <typename Cfg, typename TIn, typename TOut>
 int launch_layout(const gs_problem_t *p, const gs_device_t *d)
 {
@@ -1728,7 +1743,7 @@ int launch_layout(const gs_problem_t *p, const gs_device_t *d)
             return (int)cudaErrorInvalidValue;
     } else if (sp.splits > 1) {
         /* Enqueue nothing without the workspace: the caller falls back. */
-        if (!p->workspace || p->workspace_size < sp.ws_bytes || ((uintptr_t)p->workspace & 15u))
+        if (!workspace_fits(p, sp.ws_bytes))
             return (int)cudaErrorInvalidValue;
         return launch_split<Cfg, TIn, TOut, true>(p, d, sp);
     }
@@ -1737,7 +1752,7 @@ int launch_layout(const gs_problem_t *p, const gs_device_t *d)
          * split (gs_kernels.h): without it, refused, nothing enqueued. */
         const SkPlan sk = plan_sk(p, d, Cfg::BLOCK_M);
         if (sk.iters > 0) {
-            if (!p->workspace || p->workspace_size < sk.ws_bytes || ((uintptr_t)p->workspace & 15u))
+            if (!workspace_fits(p, sk.ws_bytes))
                 return (int)cudaErrorInvalidValue;
             return launch_split<Cfg, TIn, TOut, false, true>(p, d, sp, &sk);
         }
@@ -1897,7 +1912,7 @@ extern "C" double gs_pingpong_wave_efficiency(const gs_problem_t *p, const gs_de
     if (!p || !d || d->sm_count < 1 || p->m < 1 || p->n < 1 || p->batch < 1
         || plan_split(p, d, bm).splits > 1)
         return 1.0;
-    const double tiles = (double)(((p->m + bm - 1) / bm) * ((p->n + BLOCK_N - 1) / BLOCK_N) * p->batch);
+    const double tiles = (double)tiles_of(p, bm);
     const double waves = ceil(tiles / d->sm_count);
     return tiles / (waves * d->sm_count);
 }

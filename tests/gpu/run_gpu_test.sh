@@ -94,31 +94,28 @@ case $what in
     grep -q -- "m=5582 n=3209 k=3 batch=3 -> pingpong_coop_256x128x64" "$log" ||
       { echo "FAIL: the ragged-tile regression case was not served by pingpong_coop_256x128x64"; exit 1; }
     echo "hsweep: ragged-tile regression passed 3 times"
-    # grids of at most 2 CTAs: shapes up to 700 run several tiles per CTA, so
-    # the paths across tiles (the pingpong turns, the cooperative tile's
-    # deferred epilogue, mixed with ragged and beta != 0 tiles) are checked
-    # against the reference and for bitwise repeats, not only by racecheck
-    for k in pingpong_128x128x64 pingpong_coop_256x128x64; do
+    # A 60-case sweep on a grid of at most CTAS CTAs (GEMMSHIM_PP_MAX_CTAS):
+    # small shapes run several tiles per CTA, so the paths across tiles are
+    # checked against the reference and for bitwise repeats, not only by
+    # racecheck; the cooperative tile's ragged waves must run stream-K.
+    ctas_sweep() { # kernel ctas GEMMSHIM_PP_SK seed max_dim
+      local k=$1 ctas=$2 out=$logdir/ctas$2-$1.txt rc
       rm -f "$log"
-      # (GEMMSHIM_PP_SK=2: stream-K for every ragged last wave, these short K too)
-      GEMMSHIM_PP_SK=2 GEMMSHIM_PP_MAX_CTAS=2 GEMMSHIM_SWEEP_CASES=60 GEMMSHIM_SWEEP_MAX_DIM=700 GEMMSHIM_SEED=11 \
-        GEMMSHIM_KERNELS=$k GEMMSHIM_POLICY=eligible run "$bin/test_hgemm_sweep" > "$logdir/ctas2-$k.txt"; rc=$?
-      [ $rc -eq 0 ] || { echo "FAIL: $k with at most 2 CTAs:"; grep FAIL "$logdir/ctas2-$k.txt"; exit 1; }
-      grep -q -- "-> $k" "$log" || { echo "FAIL: no call served by $k with at most 2 CTAs"; exit 1; }
-      # two CTAs over 3+ tiles: the cooperative tile's ragged waves run stream-K
+      GEMMSHIM_PP_SK=$3 GEMMSHIM_PP_MAX_CTAS=$ctas GEMMSHIM_SWEEP_CASES=60 GEMMSHIM_SWEEP_MAX_DIM=$5 \
+        GEMMSHIM_SEED=$4 GEMMSHIM_KERNELS=$k GEMMSHIM_POLICY=eligible run "$bin/test_hgemm_sweep" > "$out"; rc=$?
+      [ $rc -eq 0 ] || { echo "FAIL: $k with at most $ctas CTAs:"; grep FAIL "$out"; exit 1; }
+      grep -q -- "-> $k" "$log" || { echo "FAIL: no call served by $k with at most $ctas CTAs"; exit 1; }
       [ $k != pingpong_coop_256x128x64 ] || grep -q -- "-> ${k}_streamk" "$log" ||
-        { echo "FAIL: no stream-K call with at most 2 CTAs"; exit 1; }
-      echo "hsweep: $k with at most 2 CTAs: $(grep -E '^[0-9]+ passed' "$logdir/ctas2-$k.txt"), $(grep -c -- "-> $k" "$log") signatures served ($(grep -c -- "-> ${k}_streamk" "$log") stream-K)"
-    done
-    # stream-K with only the ragged tiles dealt out over 4 CTAs (GEMMSHIM_PP_SK=3:
-    # however short the ranges), so a tile's head adds up to 3 other CTAs' partials
-    k=pingpong_coop_256x128x64
-    rm -f "$log"
-    GEMMSHIM_PP_SK=3 GEMMSHIM_PP_MAX_CTAS=4 GEMMSHIM_SWEEP_CASES=60 GEMMSHIM_SWEEP_MAX_DIM=1500 GEMMSHIM_SEED=12 \
-      GEMMSHIM_KERNELS=$k GEMMSHIM_POLICY=eligible run "$bin/test_hgemm_sweep" > "$logdir/ctas4-sk.txt"; rc=$?
-    [ $rc -eq 0 ] || { echo "FAIL: $k, stream-K over 4 CTAs:"; grep FAIL "$logdir/ctas4-sk.txt"; exit 1; }
-    grep -q -- "-> ${k}_streamk" "$log" || { echo "FAIL: no stream-K call over 4 CTAs"; exit 1; }
-    echo "hsweep: $k, ragged tiles dealt out over 4 CTAs: $(grep -E '^[0-9]+ passed' "$logdir/ctas4-sk.txt"), $(grep -c -- "-> ${k}_streamk" "$log") stream-K signatures" 
+        { echo "FAIL: no stream-K call with at most $ctas CTAs"; exit 1; }
+      echo "hsweep: $k with at most $ctas CTAs (GEMMSHIM_PP_SK=$3): $(grep -E '^[0-9]+ passed' "$out"), $(grep -c -- "-> $k" "$log") signatures served ($(grep -c -- "-> ${k}_streamk" "$log") stream-K)"
+    }
+    # 2 CTAs, shapes up to 700: the pingpong turns, the cooperative tile's
+    # deferred epilogue, mixed with ragged and beta != 0 tiles; stream-K for
+    # every ragged last wave (GEMMSHIM_PP_SK=2), these short K too
+    for k in pingpong_128x128x64 pingpong_coop_256x128x64; do ctas_sweep $k 2 2 11 700; done
+    # 4 CTAs, the ragged tiles alone dealt out however short the ranges
+    # (GEMMSHIM_PP_SK=3), so a tile's head adds up to 3 other CTAs' partials
+    ctas_sweep pingpong_coop_256x128x64 4 3 12 1500
     ;;
   sanitize)
     # compute-sanitizer over short sweeps of small shapes through the shim:
