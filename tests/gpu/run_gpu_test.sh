@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -116,6 +116,24 @@ case $what in
     # 4 CTAs, the ragged tiles alone dealt out however short the ranges
     # (GEMMSHIM_PP_SK=3), so a tile's head adds up to 3 other CTAs' partials
     ctas_sweep pingpong_coop_256x128x64 4 3 12 1500
+    ;;
+  f32acc)
+    # fp32 output at long K, no noise floor: our error <= 2x cuBLAS's for
+    # every route that takes bf16/fp16 -> fp32 (each forced in turn), and
+    # the default policy (bench/NOTES.md, session 16)
+    for k in pingpong_128x128x64 pingpong_coop_256x128x64 skinny; do
+      rm -f "$log"
+      echo "--- $k"
+      GEMMSHIM_KERNELS=$k GEMMSHIM_POLICY=eligible run "$bin/test_f32out_accuracy"; rc=$?
+      [ $rc -eq 0 ] || exit $rc
+      if ! grep -q -- "-> $k" "$log"; then
+        echo "FAIL: the shim's log shows no call served by $k:"; cat "$log"; exit 1
+      fi
+      echo "f32acc: $(grep -c -- "-> $k" "$log") calls served by $k"
+    done
+    rm -f "$log"
+    echo "--- default policy"
+    run "$bin/test_f32out_accuracy"
     ;;
   sanitize)
     # compute-sanitizer over short sweeps of small shapes through the shim:
@@ -279,5 +297,5 @@ PY
     cat "$log"
     exit $rc
     ;;
-  *) echo "usage: $0 sweep|hsweep|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
+  *) echo "usage: $0 sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
 esac
