@@ -14,17 +14,28 @@ run() { # program and args; the shim preloaded, logging to $log
   GEMMSHIM_LOG=$log LD_PRELOAD=$lib "$@"
 }
 
+served() { # PATTERN [CONTEXT]: fail unless the log shows a call served by PATTERN
+  grep -q -- "-> $1" "$log" ||
+    { echo "FAIL: the shim's log shows no call served by '$1'${2:+ $2}:"; cat "$log"; exit 1; }
+}
+
+no_fallback() { # fail if any routed call fell back to cuBLAS
+  ! grep -q 'fallback: ' "$log" ||
+    { echo "FAIL: some calls fell back to cuBLAS:"; grep 'fallback: ' "$log"; exit 1; }
+}
+
+no_workspace_forward() { # fail if a split-K call was forwarded for want of its workspace
+  ! grep -q -- '-> forward (split-K workspace' "$log" ||
+    { echo "FAIL: a call forwarded for its workspace:"; grep -- '-> forward (split-K workspace' "$log"; exit 1; }
+}
+
 case $what in
   sweep)
     # route every eligible call, so the sweep tests our kernel, not the table
     GEMMSHIM_POLICY=eligible run "$bin/test_sgemm_sweep"; rc=$?
     [ $rc -eq 0 ] || exit $rc
-    if ! grep -q -- '-> sgemm_warptile' "$log"; then
-      echo "FAIL: the shim's log shows no call served by sgemm_warptile:"; cat "$log"; exit 1
-    fi
-    if grep -q 'fallback: ' "$log"; then
-      echo "FAIL: some calls fell back to cuBLAS:"; grep 'fallback: ' "$log"; exit 1
-    fi
+    served sgemm_warptile
+    no_fallback
     echo "sweep: $(grep -c -- '-> sgemm_warptile' "$log") signatures served by sgemm_warptile, no fallback"
     ;;
   direct)
@@ -51,9 +62,7 @@ case $what in
         echo "FAIL: no cublasLtMatmul call served by $k:"; cat "$log"; exit 1
       fi
     done
-    if grep -q 'fallback: ' "$log"; then
-      echo "FAIL: some calls fell back to cuBLAS:"; grep 'fallback: ' "$log"; exit 1
-    fi
+    no_fallback
     routed=$(grep -Ec -- 'cublasLtMatmul .* -> (pingpong|sgemm_warptile|skinny)' "$log")
     bias=$(grep -Ec -- 'cublasLtMatmul .* \+bias -> (pingpong|sgemm_warptile|skinny)' "$log")
     echo "lt: $routed cublasLtMatmul signatures routed ($bias with the BIAS epilogue), no fallback"
@@ -68,12 +77,8 @@ case $what in
       GEMMSHIM_SWEEP_DECODE=$decode GEMMSHIM_KERNELS=$k GEMMSHIM_POLICY=eligible \
         run "$bin/test_hgemm_sweep"; rc=$?
       [ $rc -eq 0 ] || exit $rc
-      if ! grep -q -- "-> $k" "$log"; then
-        echo "FAIL: the shim's log shows no call served by $k:"; cat "$log"; exit 1
-      fi
-      if grep -q 'fallback: ' "$log"; then
-        echo "FAIL: some calls fell back to cuBLAS:"; grep 'fallback: ' "$log"; exit 1
-      fi
+      served $k
+      no_fallback
       echo "hsweep: $(grep -c -- "-> $k" "$log") signatures served by $k ($(grep -c -- "-> ${k}_streamk" "$log") stream-K), no fallback"
     done
     # Regression: ragged-m tiles after full ones with fp32 output (a staging
@@ -104,9 +109,8 @@ case $what in
       GEMMSHIM_PP_SK=$3 GEMMSHIM_PP_MAX_CTAS=$ctas GEMMSHIM_SWEEP_CASES=60 GEMMSHIM_SWEEP_MAX_DIM=$5 \
         GEMMSHIM_SEED=$4 GEMMSHIM_KERNELS=$k GEMMSHIM_POLICY=eligible run "$bin/test_hgemm_sweep" > "$out"; rc=$?
       [ $rc -eq 0 ] || { echo "FAIL: $k with at most $ctas CTAs:"; grep FAIL "$out"; exit 1; }
-      grep -q -- "-> $k" "$log" || { echo "FAIL: no call served by $k with at most $ctas CTAs"; exit 1; }
-      [ $k != pingpong_coop_256x128x64 ] || grep -q -- "-> ${k}_streamk" "$log" ||
-        { echo "FAIL: no stream-K call with at most $ctas CTAs"; exit 1; }
+      served $k "with at most $ctas CTAs"
+      [ $k != pingpong_coop_256x128x64 ] || served ${k}_streamk "with at most $ctas CTAs"
       echo "hsweep: $k with at most $ctas CTAs (GEMMSHIM_PP_SK=$3): $(grep -E '^[0-9]+ passed' "$out"), $(grep -c -- "-> $k" "$log") signatures served ($(grep -c -- "-> ${k}_streamk" "$log") stream-K)"
     }
     # 2 CTAs, shapes up to 700: the pingpong turns, the cooperative tile's
@@ -126,14 +130,18 @@ case $what in
       echo "--- $k"
       GEMMSHIM_KERNELS=$k GEMMSHIM_POLICY=eligible run "$bin/test_f32out_accuracy"; rc=$?
       [ $rc -eq 0 ] || exit $rc
-      if ! grep -q -- "-> $k" "$log"; then
-        echo "FAIL: the shim's log shows no call served by $k:"; cat "$log"; exit 1
-      fi
-      echo "f32acc: $(grep -c -- "-> $k" "$log") calls served by $k"
+      served $k
+      no_fallback
+      echo "f32acc: $(grep -c -- "-> $k" "$log") calls served by $k, no fallback"
     done
+    # what the shipped table routes for fp32 output (forwarded calls compare
+    # cuBLAS with itself: the count says how many were ours)
     rm -f "$log"
     echo "--- default policy"
-    run "$bin/test_f32out_accuracy"
+    run "$bin/test_f32out_accuracy"; rc=$?
+    [ $rc -eq 0 ] || exit $rc
+    no_fallback
+    echo "f32acc: default policy: $(grep -c -- '-> ' "$log") calls, $(grep -- '-> ' "$log" | grep -vc -- '-> forward') routed"
     ;;
   sanitize)
     # compute-sanitizer over short sweeps of small shapes through the shim:
@@ -190,22 +198,17 @@ case $what in
       GEMMSHIM_LOG_TIMING=0 GEMMSHIM_KERNELS=skinny,$k GEMMSHIM_POLICY=eligible \
         run "$bin/test_pdl_chain"; rc=$?
       [ $rc -eq 0 ] || exit $rc
-      for r in "-> skinny_ring" "-> ${k}[ (]" "-> ${k}_splitk"; do
-        grep -q -- "$r" "$log" || { echo "FAIL: no call served by '$r':"; cat "$log"; exit 1; }
-      done
-      ! grep -q 'fallback: ' "$log" || { echo "FAIL: fallbacks:"; grep 'fallback: ' "$log"; exit 1; }
+      for r in skinny_ring "${k}[ (]" "${k}_splitk"; do served "$r"; done
+      no_fallback
       echo "pdl: $k: $(grep -c -- '-> ' "$log") signatures routed, no fallback"
     done
     ;;
   graph)
     GEMMSHIM_POLICY=eligible run "$bin/test_graph_threads"; rc=$?
     [ $rc -eq 0 ] || exit $rc
-    for k in sgemm_warptile pingpong skinny; do
-      grep -q -- "-> $k" "$log" || { echo "FAIL: no call served by $k:"; cat "$log"; exit 1; }
-    done
-    ! grep -q 'fallback: ' "$log" || { echo "FAIL: fallbacks:"; grep 'fallback: ' "$log"; exit 1; }
-    ! grep -q -- '-> forward (split-K workspace' "$log" ||
-      { echo "FAIL: a call forwarded for its workspace:"; grep -- '-> forward (split-K workspace' "$log"; exit 1; }
+    for k in sgemm_warptile pingpong skinny; do served $k; done
+    no_fallback
+    no_workspace_forward
     grep -E -- 'k=(32768|65536) .*-> (sgemm|pingpong)' "$log" | sed 's/^/graph: /'
     ;;
   multi)
@@ -213,9 +216,8 @@ case $what in
     # from GPU to GPU; exit 77 (said why) on a one-GPU machine
     GEMMSHIM_POLICY=eligible run "$bin/test_multi_gpu"; rc=$?
     [ $rc -eq 0 ] || exit $rc
-    ! grep -q 'fallback: ' "$log" || { echo "FAIL: fallbacks:"; grep 'fallback: ' "$log"; exit 1; }
-    ! grep -q -- '-> forward (split-K workspace' "$log" ||
-      { echo "FAIL: a call forwarded for its workspace:"; grep -- '-> forward (split-K workspace' "$log"; exit 1; }
+    no_fallback
+    no_workspace_forward
     ;;
   verify)
     # verify mode: routed calls re-run on cuBLAS and compared; none may differ

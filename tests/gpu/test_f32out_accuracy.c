@@ -44,12 +44,13 @@ static const acc_case cases[] = {
     {1, 0, CUDA_R_16BF, 512, 512, 65536, 1.f, 0.f}, /* deep K: split */
 };
 
-/* host copy of a column-major rows x cols matrix (ld = rows) as floats */
-static float *host_floats(const uint16_t *h, size_t n, cudaDataType t)
+/* n host elements of type t as floats (the reference's inner loop reads
+ * each one k times, so they are converted once) */
+static float *host_floats(const void *h, size_t n, cudaDataType t)
 {
     float *f = (float *)malloc(n * sizeof(float));
     for (size_t i = 0; i < n; ++i)
-        f[i] = t == CUDA_R_16BF ? gu_bf16_to_f32(h[i]) : gu_f16_to_f32(h[i]);
+        f[i] = (float)gu_get(h, i, t);
     return f;
 }
 
