@@ -48,6 +48,7 @@ size_t gs_sgemm_simt_workspace_bytes(const gs_problem_t *p, const gs_device_t *d
 typedef enum gs_pingpong_config {
     GS_PINGPONG_128x128x64 = 0,      /* pingpong, 128 (m) x 128 (n) tiles */
     GS_PINGPONG_COOP_256x128x64 = 1, /* cooperative, 256 (m) x 128 (n) tiles */
+    GS_PINGPONG_192x128x64 = 2,      /* pingpong, 192 (m) x 128 (n) tiles */
     GS_PINGPONG_CONFIG_COUNT
 } gs_pingpong_config_t;
 int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_t *d,

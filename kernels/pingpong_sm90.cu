@@ -24,6 +24,16 @@
  *              into the next tile's first k-blocks (deferred_store: H200,
  *              TN 8448x9216, K = 256..2048 +2-4%); at k = 64 it still loses
  *              to the pingpong tile.
+ *   pingpong 192 (GS_PINGPONG_192x128x64) the pingpong arrangement on 192 (m)
+ *              x 128 (n) tiles: m64n192 wgmmas, 192 accumulators per
+ *              consumer thread. Its shared-memory traffic per MAC sits
+ *              between the other two tiles' (66 KB per 1M MACs against 80
+ *              and 61) while the other consumer still hides its epilogue:
+ *              same-run A/B, TN 8448x9216, K = 256..2048, 4-8% faster than
+ *              the cooperative tile on the H100 and the H200, 8192^3 TN/NT/TT
+ *              +1-5% (bench/NOTES.md, session 17). Only the plain epilogue
+ *              (PLAIN_EPILOGUE: beta == 0, host scalars, no bias, m stored
+ *              by TMA) and no split-K: can_implement refuses the rest.
  *
  * Epilogue (both arrangements). Each consumer warp stores its own 16 rows of
  * C^T independently: per 16 x 128-byte sub-tile it waits only until the TMA
@@ -148,7 +158,7 @@ static_assert(SUB_BYTES % SW128_ATOM == 0, "staging buffers keep the 1024-byte s
 
 /* ---------------------------------------------------------------------------
  * Tile configurations (one per gs_pingpong_config_t)
- *   BM          tile extent along m = wgmma N (128 or 256)
+ *   BM          tile extent along m = wgmma N (128, 192 or 256)
  *   COOP        false: pingpong (each consumer owns whole tiles, both M
  *               blocks); true: cooperative (each consumer one M block of
  *               every tile)
@@ -172,14 +182,29 @@ struct TileConfig {
      * critical path, so the tile's coordinates are computed while the last
      * wgmmas run (kernel). */
     static constexpr bool SHORT_K = !COOP && BUFS > 2;
+    /* Split-K instantiations (plan_split) exist for the 128-wide pingpong
+     * and the cooperative tile only; the 192-wide tile is for shapes with
+     * many tiles, and can_implement refuses the split ones for it. */
+    static constexpr bool SPLITTABLE = !SHORT_K && BM != 192;
+    /* The 192-wide tile's epilogue has only the EPI_COPY and EPI_SCALE
+     * copies: with 192 accumulators live, each of the others (C read,
+     * bias, ragged m) made ptxas spill at the consumers' 232 registers
+     * (all of them: 580 bytes of stores), so can_implement takes only
+     * calls that need neither (host scalars, beta == 0, no bias, m
+     * stored by TMA) for it. */
+    static constexpr bool PLAIN_EPILOGUE = BM == 192;
     static constexpr int EPI_BYTES = CONSUMER_WARPS * EPI_BUFS * SUB_BYTES;
     static constexpr int STAGES_FIT =
         (SMEM_BUDGET - EPI_BYTES - BARRIER_BYTES - ALIGN_SLACK) / STAGE_BYTES;
     static constexpr int STAGES = STAGES_FIT > MAX_STAGES ? MAX_STAGES : STAGES_FIT;
 
-    static_assert(BM == 128 || BM == 256, "wgmma N of 128 or 256");
+    static_assert(BM == 128 || BM == 256 || (BM == 192 && !COOP), "wgmma N of 128, 192 or 256");
     static_assert(BLOCK_M % MN_CHUNK == 0, "MN-major boxes tile the m extent");
-    static_assert(HALVES_PER_CONSUMER * ACC == 128, "128 fp32 accumulators per consumer thread");
+    /* 128 fp32 accumulators per consumer thread, 192 for the 192-wide
+     * pingpong tile: with the consumers' CONSUMER_REGS that leaves 40 for
+     * everything else, which is why that tile has no deferred epilogue. */
+    static_assert(HALVES_PER_CONSUMER * ACC == 128 || HALVES_PER_CONSUMER * ACC == 192,
+                  "128 (or 192) fp32 accumulators per consumer thread");
     static_assert(STAGES >= 4, "pipeline too shallow");
 };
 
@@ -198,6 +223,15 @@ using Cfg128x128Short = TileConfig<128, false, 8, 4>;
  * TN/NN 8192^3 and the prefill set: about 0.7% faster than a group of 8, at
  * the edge of run-to-run noise; 16 and the whole m extent were slower). */
 using Cfg256x128 = TileConfig<256, true, 4, 2>;
+/* 192x128 pingpong: each consumer owns whole 192 (m) x 128 (n) tiles (two
+ * m64n192 wgmmas per k-step, 192 accumulators per thread), so the epilogue
+ * hides behind the other consumer's mainloop as on the 128x128 tile, while
+ * the shared-memory traffic per MAC (TMA writes 40 KB per 1.5M MACs, wgmma
+ * reads 8 KB per 196K) is 66 KB per 1M MACs: between the 128x128 tile's 80
+ * and the cooperative tile's 61 (bench/NOTES.md, session 11's budget and
+ * session 17). 40 KB stages: 4 of them next to the 32 KB of staging. A
+ * group of 6 tile rows spans 1152 rows of m (the others: 1024). */
+using Cfg192x128 = TileConfig<192, false, 6, 2>;
 
 template <typename Cfg>
 struct SharedStorage {
@@ -223,7 +257,8 @@ constexpr int smem_bytes()
 }
 
 static_assert(smem_bytes<Cfg128x128>() <= SMEM_BUDGET && smem_bytes<Cfg256x128>() <= SMEM_BUDGET
-                  && smem_bytes<Cfg128x128Short>() <= SMEM_BUDGET,
+                  && smem_bytes<Cfg128x128Short>() <= SMEM_BUDGET
+                  && smem_bytes<Cfg192x128>() <= SMEM_BUDGET,
               "shared memory over budget");
 
 enum Role { PRODUCER = 0, CONSUMER0 = 1, CONSUMER1 = 2 };
@@ -487,6 +522,20 @@ template <> struct Mma<__half, 128> {
     static __device__ __forceinline__ void run(float *d, uint64_t a, uint64_t b, int scale_d)
     {
         wgmma_m64n128k16_f32_f16<TA, TB>(d, a, b, scale_d);
+    }
+};
+template <> struct Mma<__nv_bfloat16, 192> {
+    template <int TA, int TB>
+    static __device__ __forceinline__ void run(float *d, uint64_t a, uint64_t b, int scale_d)
+    {
+        wgmma_m64n192k16_f32_bf16<TA, TB>(d, a, b, scale_d);
+    }
+};
+template <> struct Mma<__half, 192> {
+    template <int TA, int TB>
+    static __device__ __forceinline__ void run(float *d, uint64_t a, uint64_t b, int scale_d)
+    {
+        wgmma_m64n192k16_f32_f16<TA, TB>(d, a, b, scale_d);
     }
 };
 template <> struct Mma<__nv_bfloat16, 256> {
@@ -765,6 +814,15 @@ __device__ __forceinline__ void store_tile_any(float (&acc)[Cfg::HALVES_PER_CONS
                                                EpiState &st, float alpha, float beta,
                                                uint32_t mask)
 {
+    if constexpr (Cfg::PLAIN_EPILOGUE) {
+        if (alpha != 1.0f)
+            store_tile<Cfg, TOut, EPI_SCALE, MASKED>(acc, p, tc, c, warp, tmap_c, bufs, c_full,
+                                                     st, alpha, beta, mask);
+        else
+            store_tile<Cfg, TOut, EPI_COPY, MASKED>(acc, p, tc, c, warp, tmap_c, bufs, c_full,
+                                                    st, alpha, beta, mask);
+        return;
+    }
     if (p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m)
         store_tile<Cfg, TOut, EPI_RAGGED, MASKED>(acc, p, tc, c, warp, tmap_c, bufs, c_full, st,
                                                   alpha, beta, mask);
@@ -1737,8 +1795,9 @@ template <typename Cfg, typename TIn, typename TOut>
 int launch_layout(const gs_problem_t *p, const gs_device_t *d)
 {
     const SplitPlan sp = plan_split(p, d, Cfg::BLOCK_M);
-    if constexpr (Cfg::SHORT_K) {
-        /* Short K never splits (plan_split wants >= 2 * SPLIT_MIN_KBLOCKS). */
+    if constexpr (!Cfg::SPLITTABLE) {
+        /* Short K never splits (plan_split wants >= 2 * SPLIT_MIN_KBLOCKS);
+         * can_implement refuses split shapes for the 192-wide tile. */
         if (sp.splits > 1)
             return (int)cudaErrorInvalidValue;
     } else if (sp.splits > 1) {
@@ -1775,13 +1834,19 @@ int launch_types(const gs_problem_t *p, const gs_device_t *d)
 
 int block_m_of(gs_pingpong_config_t cfg)
 {
-    return cfg == GS_PINGPONG_COOP_256x128x64 ? Cfg256x128::BLOCK_M : Cfg128x128::BLOCK_M;
+    switch (cfg) {
+    case GS_PINGPONG_COOP_256x128x64: return Cfg256x128::BLOCK_M;
+    case GS_PINGPONG_192x128x64: return Cfg192x128::BLOCK_M;
+    default: return Cfg128x128::BLOCK_M;
+    }
 }
 
 int smem_of(gs_pingpong_config_t cfg)
 {
     if (cfg == GS_PINGPONG_COOP_256x128x64)
         return smem_bytes<Cfg256x128>();
+    if (cfg == GS_PINGPONG_192x128x64)
+        return smem_bytes<Cfg192x128>();
     return smem_bytes<Cfg128x128>() > smem_bytes<Cfg128x128Short>() ? smem_bytes<Cfg128x128>()
                                                                   : smem_bytes<Cfg128x128Short>();
 }
@@ -1802,7 +1867,7 @@ bool bstride_ok(int64_t s, size_t es)
 extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_t *d,
                                          gs_pingpong_config_t cfg)
 {
-    if (!p || !d || (cfg != GS_PINGPONG_128x128x64 && cfg != GS_PINGPONG_COOP_256x128x64))
+    if (!p || !d || cfg < 0 || cfg >= GS_PINGPONG_CONFIG_COUNT)
         return 0;
     if (p->bias) { /* cublasLt BIAS epilogue: one element per row of C */
         const size_t bes = gs_dtype_size(p->bias_type);
@@ -1853,6 +1918,17 @@ extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_
     }
     if (d->smem_optin < (size_t)smem_of(cfg))
         return 0;
+    if (cfg == GS_PINGPONG_192x128x64) {
+        /* No split-K instantiation, and only the plain epilogue
+         * (Cfg192x128::PLAIN_EPILOGUE): alpha * acc into a C it never
+         * reads, stored whole by TMA. */
+        if (plan_split(p, d, block_m_of(cfg)).splits > 1)
+            return 0;
+        if (p->scalars_on_device || *static_cast<const float *>(p->beta) != 0.0f || p->bias)
+            return 0;
+        if (((uint64_t)p->m * oes) % 16 != 0)
+            return 0;
+    }
     return 1;
 }
 
@@ -1863,6 +1939,8 @@ extern "C" int gs_pingpong_run(const gs_problem_t *p, const gs_device_t *d,
         return (int)cudaErrorInvalidValue;
     if (cfg == GS_PINGPONG_COOP_256x128x64)
         return launch_types<Cfg256x128>(p, d);
+    if (cfg == GS_PINGPONG_192x128x64)
+        return launch_types<Cfg192x128>(p, d);
     if (k_blocks_of(p->k) <= SHORT_K_MAX_KBLOCKS)
         return launch_types<Cfg128x128Short>(p, d);
     return launch_types<Cfg128x128>(p, d);
@@ -1873,6 +1951,7 @@ extern "C" const char *gs_pingpong_name(gs_pingpong_config_t cfg)
     switch (cfg) {
     case GS_PINGPONG_128x128x64: return "pingpong_128x128x64";
     case GS_PINGPONG_COOP_256x128x64: return "pingpong_coop_256x128x64";
+    case GS_PINGPONG_192x128x64: return "pingpong_192x128x64";
     default: return "pingpong_unknown";
     }
 }

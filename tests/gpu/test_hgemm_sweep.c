@@ -10,6 +10,10 @@
  * Outside decode mode, a quarter of the cases are deep-K (k 8192..131072,
  * m and n small: few output tiles, the pingpong kernel's split-K path), and
  * every case runs our side twice: the two results must be bitwise equal.
+ * GEMMSHIM_SWEEP_PLAIN=1: only calls a plain epilogue serves (beta == 0,
+ * host scalars, m a multiple of 8, no deep-K cases): what the 192x128
+ * pingpong tile takes (its can_implement), so that a sweep forced to it
+ * exercises it on every case rather than the few of a mixed sweep.
  *
  * Each case is also run on the real cuBLAS (past the shim) and both are
  * compared with an fp64 host reference on the same (rounded) inputs.
@@ -72,9 +76,12 @@ int main(void)
      * (verify mode's deep-K tolerance is pinned by this) */
     int deep_only = dc && !strcmp(dc, "deep");
     decode |= deep_only;
+    const char *pl = getenv("GEMMSHIM_SWEEP_PLAIN");
+    int plain = pl && !strcmp(pl, "1");
     const char *md = getenv("GEMMSHIM_SWEEP_MAX_DIM");
     int64_t max_dim = md ? atoll(md) : 0;
-    printf("test_hgemm_sweep: %d cases, GEMMSHIM_SEED=0x%llx\n", cases, (unsigned long long)seed);
+    printf("test_hgemm_sweep: %d cases%s, GEMMSHIM_SEED=0x%llx\n", cases,
+           plain ? " (plain epilogue only: GEMMSHIM_SWEEP_PLAIN=1)" : "", (unsigned long long)seed);
     if (!gu_shim_present()) {
         printf("FAIL: run me with LD_PRELOAD=libgemmshim.so\n");
         return 1;
@@ -95,7 +102,7 @@ int main(void)
         int64_t m = pick_dim(), n = pick_dim(), k = pick_dim();
         int64_t batch = batched ? gu_int(1, 4) : 1;
         int deepk = 0;
-        if (!decode && gu_int(0, 3) == 0) { /* deep K, few output tiles: split-K */
+        if (!decode && !plain && gu_int(0, 3) == 0) { /* deep K, few output tiles: split-K */
             deepk = 1;
             k = (int64_t)(8192.0 * pow(16.0, 0.5 * (gu_uniform() + 1.0))); /* 8192..131072 */
             m = gu_int(0, 2) ? gu_int(1, 320) : 64 * gu_int(1, 4) + gu_int(-1, 1) + 1;
@@ -110,6 +117,8 @@ int main(void)
             int64_t *big = m >= n && m >= k ? &m : n >= k ? &n : &k;
             *big = *big / 2 + 1;
         }
+        if (plain)
+            m = (m + 7) / 8 * 8;
         int tA = (int)gu_int(0, 1), tB = (int)gu_int(0, 1);
         if (decode) { /* nn.Linear in decode: TN, 1..256 tokens (the decode kernel takes
                        * n <= GS_SKINNY_N_MAX, cuBLAS the rest), a few long-k cases (up to
@@ -133,6 +142,8 @@ int main(void)
                 sc = ldc * n + 8 * gu_int(0, 2);
         float alpha = scalars[gu_int(0, 5)], beta = gu_int(0, 2) ? 0.f : scalars[gu_int(0, 5)];
         int dev_mode = gu_int(0, 3) == 0;
+        if (plain)
+            beta = 0.f, dev_mode = 0;
         int spelling = (int)gu_int(0, 2);
         cublasComputeType_t compute =
             spelling == 0 ? CUBLAS_COMPUTE_32F
