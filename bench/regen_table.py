@@ -189,6 +189,21 @@ SOURCES = [
     # default policy on the table above (every suite; the stream-K shapes)
     ("h200-default-policy-s15.csv", []),
     ("h200-default-policy-streamk-s15.csv", []),
+    # session 17: the 192x128 pingpong tile next to the two shipped tiles,
+    # each forced, two repeats in one run per GPU (bench/ab_env.sh,
+    # bench/shapes/issue3.txt); every suite with the 192x128 tile forced (H100)
+    ("h100-s17-pp192-ab.csv", []),
+    ("h200-s17-pp192-ab.csv", []),
+    ("h100-s17-pp192-suites.csv", []),
+    ("h200-s17-pp192-suites.csv", []),
+    # default policy on the table with the rows above (H200): every suite,
+    # the stream-K shapes, issue 3's set twice
+    ("h200-default-policy-s17.csv", []),
+    ("h200-default-policy-streamk-s17.csv", []),
+    ("h200-default-policy-issue3-s17.csv", []),
+    ("h100-default-policy-s17.csv", []),
+    ("h100-default-policy-streamk-s17.csv", []),
+    ("h100-default-policy-issue3-s17.csv", []),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose
