@@ -46,7 +46,7 @@ static gs_problem_t random_problem(void)
     p.B = (const void *)(base + 0x200000);
     p.C = (void *)(base + 0x300000 + 8 * (uintptr_t)pick(0, 1));
     p.alpha = &one;
-    p.beta = &zero;
+    p.beta = pick(0, 3) ? &zero : &one;
     if (p.entry == GS_EP_LT_MATMUL && pick(0, 1)) {
         p.bias = (const void *)(base + 0x400000);
         p.bias_type = p.c_type;
@@ -114,6 +114,30 @@ int main(void)
     no_pingpong.kernel_mask &= ~(1u << GS_FAMILY_PINGPONG);
     gs_decision_t d2 = gs_decide(&p, &d, &no_pingpong);
     CHECK(d2.route != GS_ROUTE_PINGPONG);
+
+    /* 3b. regression (session 17): whether a host beta is zero is part of
+     * the key. The 192x128 pingpong tile takes only beta == 0; a beta != 0
+     * call of a shape first decided with beta == 0 was sent to it, refused
+     * at launch, and fell back (test_pdl_chain with the tile forced). */
+    {
+        gs_routing_t only192 = policies[1];
+        only192.pingpong_configs = 1u << GS_PINGPONG_192x128x64;
+        gs_problem_t q = p;
+        q.m = 8448; q.n = 9216; q.k = 512;
+        q.lda = q.ldb = 512; q.ldc = 8448;
+        float beta_v = 0.f; /* one address, its value changed: as an application does */
+        q.beta = &beta_v;
+        gs_decision_t z = gs_decide(&q, &d, &only192);
+        CHECK_EQ_INT(z.route, GS_ROUTE_PINGPONG);
+        CHECK_EQ_INT(z.config, GS_PINGPONG_192x128x64);
+        beta_v = 1.f;
+        gs_decision_t nz = gs_decide(&q, &d, &only192), nz_want = gs_dispatch(&q, &d, &only192);
+        CHECK(same(&nz, &nz_want));
+        CHECK(nz.route != GS_ROUTE_PINGPONG);
+        beta_v = 0.f; /* and back: the beta == 0 decision again */
+        gs_decision_t z2 = gs_decide(&q, &d, &only192);
+        CHECK(same(&z, &z2));
+    }
 
     /* 4. a table load forgets decisions made with the old table */
     gs_decision_t before = gs_decide(&p, &d, &policies[0]);
