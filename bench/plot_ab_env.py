@@ -44,7 +44,8 @@ def main(argv):
         ax.set_xticks([j + 0.4 - w / 2 for j in range(len(labels))])
         ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=7)
         ax.set_ylabel("speedup over cuBLAS")
-        ax.set_ylim(0.5, 1.15)
+        top = max(max(vs.values()) for vs in data.values())
+        ax.set_ylim(0.5, max(1.15, top + 0.03))  # the tallest bar stays in view
         ax.set_title(f"{gpu}: {path.rsplit('/', 1)[-1]}")
         ax.legend(fontsize=8)
     fig.tight_layout()

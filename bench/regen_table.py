@@ -204,6 +204,9 @@ SOURCES = [
     ("h100-default-policy-s17.csv", []),
     ("h100-default-policy-streamk-s17.csv", []),
     ("h100-default-policy-issue3-s17.csv", []),
+    ("h200-default-policy-s17-final.csv", []),
+    ("h200-default-policy-streamk-s17-final.csv", []),
+    ("h200-default-policy-issue3-s17-final.csv", []),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose

@@ -204,7 +204,9 @@ case $what in
       GEMMSHIM_LOG_TIMING=0 GEMMSHIM_KERNELS=skinny,$k GEMMSHIM_POLICY=eligible \
         run "$bin/test_pdl_chain"; rc=$?
       [ $rc -eq 0 ] || exit $rc
-      for r in skinny_ring "${k}[ (]" "${k}_splitk"; do served "$r"; done
+      split="${k}_splitk"
+      [ $k != pingpong_192x128x64 ] || split= # no split-K there: can_implement refuses those shapes
+      for r in skinny_ring "${k}[ (]" $split; do served "$r"; done
       no_fallback
       echo "pdl: $k: $(grep -c -- '-> ' "$log") signatures routed, no fallback"
     done
