@@ -2,6 +2,7 @@
 #include "gs_decide.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SLOTS 64 /* direct-mapped: a thread rarely cycles more signatures */
@@ -13,14 +14,14 @@
  * only beta == 0 calls; without it in the key, a beta != 0 call of a shape
  * first seen with beta == 0 was sent to that tile, which refused it at
  * launch, and the call fell back: session 17, test_pdl_chain). */
-enum { KEY_WORDS = 42 };
+enum { KEY_WORDS = 48 }; /* 42 used: room for a few more inputs */
 typedef struct key {
     uint64_t w[KEY_WORDS];
-} key_t;
+} gs_key_t;
 
 typedef struct slot {
     int used;
-    key_t key;
+    gs_key_t key;
     gs_decision_t dec;
 } slot_t;
 
@@ -39,11 +40,12 @@ static uint64_t host_beta_zero(const gs_problem_t *p)
            && *(const float *)p->beta == 0.0f;
 }
 
-static void make_key(key_t *k, const gs_problem_t *p, const gs_device_t *d,
+static void make_key(gs_key_t *k, const gs_problem_t *p, const gs_device_t *d,
                      const gs_routing_t *r)
 {
     size_t i = 0;
-#define W(x) k->w[i++] = (uint64_t)(x)
+    /* an input past KEY_WORDS is a programming error: stop, never overrun the key */
+#define W(x) (i < KEY_WORDS ? (void)(k->w[i++] = (uint64_t)(x)) : abort())
     W(p->entry); W(p->is_64); W(p->a_type); W(p->b_type); W(p->c_type); W(p->compute);
     W(p->scalar_type); W(p->trans_a); W(p->trans_b); W(p->m); W(p->n); W(p->k);
     W(p->lda); W(p->ldb); W(p->ldc); W(p->batch); W(p->stride_a); W(p->stride_b);
@@ -63,7 +65,7 @@ static void make_key(key_t *k, const gs_problem_t *p, const gs_device_t *d,
 #undef W
 }
 
-static unsigned slot_of(const key_t *k)
+static unsigned slot_of(const gs_key_t *k)
 {
     uint64_t h = 0x9E3779B97F4A7C15ull;
     for (size_t i = 0; i < KEY_WORDS; ++i) {
@@ -75,7 +77,7 @@ static unsigned slot_of(const key_t *k)
 
 gs_decision_t gs_decide(const gs_problem_t *p, const gs_device_t *d, const gs_routing_t *r)
 {
-    key_t k;
+    gs_key_t k;
     make_key(&k, p, d, r);
     slot_t *s = &cache[slot_of(&k)];
     if (s->used && !memcmp(&s->key, &k, sizeof k)) {

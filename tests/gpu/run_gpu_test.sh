@@ -87,6 +87,16 @@ case $what in
       no_fallback
       echo "hsweep: $(grep -c -- "-> $k" "$log") signatures served by $k ($(grep -c -- "-> ${k}_streamk" "$log") stream-K), no fallback"
     done
+    # the 192x128 tile forced on a mixed sweep: what it refuses (beta != 0,
+    # device scalars, a bias, ragged m, split-K) must be forwarded up front,
+    # never sent to it and fallen back (the session-17 decision-cache bug)
+    rm -f "$log"
+    GEMMSHIM_SEED=17 GEMMSHIM_SWEEP_CASES=160 GEMMSHIM_KERNELS=pingpong_192x128x64 GEMMSHIM_POLICY=eligible \
+      run "$bin/test_hgemm_sweep" > "$logdir/mixed192.txt"; rc=$?
+    [ $rc -eq 0 ] || { echo "FAIL: mixed sweep forced to pingpong_192x128x64:"; grep FAIL "$logdir/mixed192.txt"; exit 1; }
+    served pingpong_192x128x64 "in the mixed sweep"
+    no_fallback
+    echo "hsweep: mixed sweep forced to pingpong_192x128x64: $(grep -E '^[0-9]+ passed' "$logdir/mixed192.txt"), $(grep -c -- '-> pingpong_192x128x64' "$log") signatures served, $(grep -c -- '-> forward' "$log") forwarded, no fallback"
     # Regression: ragged-m tiles after full ones with fp32 output (a staging
     # buffer was rewritten while a TMA store still read it, so two identical
     # calls differed; case 14 of this seed). The race depends on timing, so
@@ -160,12 +170,18 @@ case $what in
     fails=0
     cs() { # tool kernels program
       local out
-      out=$(GEMMSHIM_SWEEP_PLAIN=$(plain_of $2) GEMMSHIM_KERNELS=$2 GEMMSHIM_POLICY=eligible GEMMSHIM_SWEEP_CASES=16 \
+      rm -f "$logdir/cs.log"
+      out=$(GEMMSHIM_LOG=$logdir/cs.log GEMMSHIM_SWEEP_PLAIN=$(plain_of $2) GEMMSHIM_KERNELS=$2 GEMMSHIM_POLICY=eligible GEMMSHIM_SWEEP_CASES=16 \
             GEMMSHIM_SWEEP_MAX_DIM=300 GEMMSHIM_SEED=7 \
             compute-sanitizer --tool "$1" --error-exitcode 9 \
             env LD_PRELOAD=$lib "$bin/$3" 2>&1); local rc=$?
       echo "$1 $2${GEMMSHIM_PP_MAX_CTAS:+ (at most $GEMMSHIM_PP_MAX_CTAS CTAs)}: rc=$rc $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed,' | tr '\n' ' ')"
       [ $rc -eq 0 ] || { fails=$((fails + 1)); echo "$out" | tail -30; }
+      # a pingpong tile the sweep never reached would pass vacuously
+      case $2 in pingpong_*)
+        grep -q -- "-> $2" "$logdir/cs.log" ||
+          { fails=$((fails + 1)); echo "FAIL: $1 $2: no call served by $2"; } ;;
+      esac
     }
     cs memcheck sgemm_simt test_sgemm_sweep
     for k in pingpong_128x128x64 pingpong_coop_256x128x64 pingpong_192x128x64; do

@@ -530,9 +530,56 @@ static void table_scales_by_waves(void)
     CHECK(gs_table_ratio(GS_ROUTE_SKINNY, 0, &p, &h200) == 1.10);
 }
 
+/* The 192x128 pingpong tile's can_implement (session 17): only the plain
+ * epilogue (host scalars, beta == 0, no bias, m * sizeof(C) a multiple of
+ * 16) and no split-K; each refusal against a positive control that differs
+ * in that one input, and the other tiles still take what it refuses. */
+static void pingpong_192_plain_only(void)
+{
+    gs_device_t h = device(9, 0, 132);
+    const gs_pingpong_config_t c192 = GS_PINGPONG_192x128x64;
+    gs_problem_t p = bf16_problem();
+    p.m = 8448;
+    p.n = 9216;
+    p.k = p.lda = p.ldb = 512;
+    p.ldc = 8448;
+    CHECK(gs_pingpong_can_implement(&p, &h, c192)); /* positive control */
+    gs_problem_t q = p;
+    q.beta = &one;
+    CHECK(!gs_pingpong_can_implement(&q, &h, c192));
+    CHECK(gs_pingpong_can_implement(&q, &h, GS_PINGPONG_COOP_256x128x64));
+    q = p;
+    q.scalars_on_device = 1; /* beta unknown on the host */
+    CHECK(!gs_pingpong_can_implement(&q, &h, c192));
+    CHECK(gs_pingpong_can_implement(&q, &h, GS_PINGPONG_COOP_256x128x64));
+    q = p;
+    q.entry = GS_EP_LT_MATMUL;
+    q.bias = (const void *)(uintptr_t)0x7f0000400000ull;
+    q.bias_type = GS_DT_BF16;
+    CHECK(!gs_pingpong_can_implement(&q, &h, c192));
+    CHECK(gs_pingpong_can_implement(&q, &h, GS_PINGPONG_COOP_256x128x64));
+    q = p;
+    q.m = 8445; /* 16-bit C: m * 2 not a multiple of 16 */
+    q.ldc = 8448;
+    CHECK(!gs_pingpong_can_implement(&q, &h, c192));
+    q.m = 8440; /* a multiple of 8: TMA clips the last tile */
+    CHECK(gs_pingpong_can_implement(&q, &h, c192));
+    q = p;
+    q.m = q.n = 256; /* few tiles, deep K: a split-K shape */
+    q.k = q.lda = q.ldb = 65536;
+    q.ldc = 256;
+    CHECK(!gs_pingpong_can_implement(&q, &h, c192));
+    CHECK(gs_pingpong_can_implement(&q, &h, GS_PINGPONG_128x128x64));
+    q.k = q.lda = q.ldb = 64; /* the same tiles, short K: no split, taken */
+    CHECK(gs_pingpong_can_implement(&q, &h, c192));
+    CHECK_EQ_INT(gs_pingpong_workspace_bytes(&p, &h, c192), 0);
+    CHECK(!strcmp(gs_pingpong_kernel_name(&p, &h, c192), "pingpong_192x128x64"));
+}
+
 int main(void)
 {
     forward_cases();
+    pingpong_192_plain_only();
     policies_and_kernel_mask();
     bf16();
     names();
