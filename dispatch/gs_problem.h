@@ -126,6 +126,15 @@ static inline int gs_c_batches_disjoint(const gs_problem_t *p)
     return (p->stride_c - p->m) / p->ldc >= p->n - 1 && p->stride_c >= p->m;
 }
 
+/* beta is an fp32 zero in host memory: known before launch that C is never
+ * read (the 192x128 pingpong tile's plain epilogue needs it; the shim's
+ * decision cache keys on it for that reason). */
+static inline int gs_host_beta_zero(const gs_problem_t *p)
+{
+    return !p->scalars_on_device && p->scalar_type == GS_DT_F32 && p->beta
+           && *(const float *)p->beta == 0.0f;
+}
+
 /* fp32 accumulation with 16-bit inputs: every spelling cuBLAS accepts for it. */
 static inline int gs_compute_is_f32_accum(gs_compute_t c)
 {

@@ -1924,7 +1924,7 @@ extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_
          * reads, stored whole by TMA. */
         if (plan_split(p, d, block_m_of(cfg)).splits > 1)
             return 0;
-        if (p->scalars_on_device || *static_cast<const float *>(p->beta) != 0.0f || p->bias)
+        if (!gs_host_beta_zero(p) || p->bias)
             return 0;
         if (((uint64_t)p->m * oes) % 16 != 0)
             return 0;

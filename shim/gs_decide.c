@@ -33,13 +33,6 @@ static uint64_t ptr_class(const void *ptr)
     return ptr ? (uint64_t)((uintptr_t)ptr & 15u) : 0xffu;
 }
 
-/* A host fp32 beta of zero (what can_implement reads of the scalars). */
-static uint64_t host_beta_zero(const gs_problem_t *p)
-{
-    return !p->scalars_on_device && p->scalar_type == GS_DT_F32 && p->beta
-           && *(const float *)p->beta == 0.0f;
-}
-
 static void make_key(gs_key_t *k, const gs_problem_t *p, const gs_device_t *d,
                      const gs_routing_t *r)
 {
@@ -51,7 +44,7 @@ static void make_key(gs_key_t *k, const gs_problem_t *p, const gs_device_t *d,
     W(p->lda); W(p->ldb); W(p->ldc); W(p->batch); W(p->stride_a); W(p->stride_b);
     W(p->stride_c); W(p->scalars_on_device); W(p->bias_type);
     W(ptr_class(p->A)); W(ptr_class(p->B)); W(ptr_class(p->C)); W(ptr_class(p->alpha));
-    W(ptr_class(p->beta)); W(ptr_class(p->bias)); W(host_beta_zero(p));
+    W(ptr_class(p->beta)); W(ptr_class(p->bias)); W(gs_host_beta_zero(p));
     W(d->present); W(d->ordinal); W(d->cc_major); W(d->cc_minor); W(d->sm_count);
     W(d->smem_optin); W(d->l2_bytes);
     uint64_t gpu[2]; /* the model key (gs_gpu_key): the table reads per model */
