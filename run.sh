@@ -10,8 +10,21 @@ set -euo pipefail
 cd "$(dirname "$0")"
 build=${GEMMSHIM_BUILD_DIR:-build}
 . tools/ensure-deps.sh
+echo "== configuring ($build)"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j"$(nproc)" --target gemmshim sample_app sample_calls >/dev/null
+# the CUDA kernels take long to compile (a first build ~8 minutes on 2 cores):
+# show CMake's progress lines rather than nothing
+if [ -f "$build/libgemmshim.so" ]; then
+  echo "== building (up to date or incremental)"
+else
+  echo "== building (the first build takes ~8 minutes on 2 cores; progress below)"
+fi
+# (compiler errors and warnings are on stderr, unfiltered)
+if ! cmake --build "$build" -j"$(nproc)" --target gemmshim sample_app sample_calls |
+     { grep --line-buffered -E '^\[ *[0-9]+%\] (Building|Linking|Built target)' || true; }; then
+  echo "run.sh: the build failed (see above; rerun: cmake --build $build)" >&2
+  exit 1
+fi
 lib=$PWD/$build/libgemmshim.so
 if nvidia-smi -L >/dev/null 2>&1; then
   echo "== sample_app under gemmshim (GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
@@ -20,6 +33,9 @@ else
   echo "== no GPU here: the shim's decisions against the recording fake cuBLAS"
   echo "   (GEMMSHIM_TEST_DEVICE=sm_90:132 pretends an H100; its kernels cannot launch,"
   echo "    so routed calls fall back to the fake, logged)"
+  echo "   Expected here, not errors: the lines '... on KERNEL failed (GEMMSHIM_TEST_DEVICE:"
+  echo "   simulated device, not launched)' and '-> forward (fallback: KERNEL failed to"
+  echo "   launch)' name the kernel the shim chose for the call, which a GPU would run."
   FAKE_CUBLAS_RECORD=/dev/null GEMMSHIM_TEST_DEVICE=sm_90:132 GEMMSHIM_POLICY=eligible \
     GEMMSHIM_LOG=stderr LD_LIBRARY_PATH=$PWD/$build/fake LD_PRELOAD=$lib \
     "$build/tests/fake/sample_calls"
