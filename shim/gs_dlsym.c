@@ -26,7 +26,7 @@ static gs_dlsym_fn real_dlsym;
 
 /* glibc >= 2.34 versions dlsym GLIBC_2.34 (in libc); older ones
  * GLIBC_2.2.5 (x86-64) / GLIBC_2.17 (aarch64) in libdl. */
-gs_dlsym_fn gs_find_real_dlsym(void)
+GS_NO_SANITIZE gs_dlsym_fn gs_find_real_dlsym(void)
 {
     static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"};
     gs_dlsym_fn f = __atomic_load_n(&real_dlsym, __ATOMIC_ACQUIRE);

@@ -35,13 +35,20 @@ static void *real_slot(size_t i)
     return NULL;
 }
 
+extern char **environ;
+
 /* Only a switch read once; the rest of the configuration is parsed when a
- * name matches (dlsym runs early, often inside other libraries' start-up). */
-static int switch_on(void)
+ * name matches (dlsym runs early, often inside other libraries' start-up).
+ * A sanitizer runtime's start-up runs from the program's preinit array,
+ * before libc has set the environment: a look-up then is answered as off
+ * and the switch is read at a later one. */
+GS_NO_SANITIZE static int switch_on(void)
 {
     static int on = -1;
     int v = __atomic_load_n(&on, __ATOMIC_RELAXED);
     if (v < 0) {
+        if (!environ)
+            return 0;
         const char *e = getenv("GEMMSHIM_DLSYM");
         v = e && *e && strcmp(e, "0"); /* a bad value: gs_cfg() reports it */
         __atomic_store_n(&on, v, __ATOMIC_RELAXED);
@@ -73,7 +80,7 @@ static void *answer(void *handle, const char *name, void *found)
     return found;
 }
 
-__attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
+__attribute__((visibility("default"))) GS_NO_SANITIZE void *dlsym(void *handle, const char *name)
 {
     gs_dlsym_fn f = gs_find_real_dlsym();
     if (!f)
