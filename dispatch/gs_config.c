@@ -4,6 +4,7 @@
 #include "gs_config.h"
 #include "gs_kernels.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,24 +157,38 @@ static void parse_bool(gs_config_t *c, const char *var, const char *v, int *out)
         reject(c, "%s='%.64s' is not 0 or 1", var, v);
 }
 
+/* A decimal number (as strtol reads it: leading blanks and sign allowed)
+ * within [lo, hi]; -1 otherwise, an overflowing one included (sscanf's %d
+ * truncated sm_90:4294967298 to 2 SMs). *end: after it. */
+static int parse_bounded(const char *s, long lo, long hi, long *out, char **end)
+{
+    errno = 0;
+    const long v = strtol(s, end, 10);
+    if (*end == s || errno == ERANGE || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
 /* "sm_90:132": pretend a device of that capability and SM count exists
  * (tests on machines without a GPU exercise dispatch and fallback). */
 static void parse_test_device(gs_config_t *c, const char *v)
 {
     if (!v)
         return;
-    int cc = 0, sms = 0, used = 0;
-    if (sscanf(v, "sm_%d:%d%n", &cc, &sms, &used) != 2 || v[used] != '\0' || cc < 10 ||
-        cc > 199 || sms < 1 || sms > 4096) {
+    long cc = 0, sms = 0;
+    char *end = NULL;
+    if (strncmp(v, "sm_", 3) || parse_bounded(v + 3, 10, 199, &cc, &end) || *end != ':' ||
+        parse_bounded(end + 1, 1, 4096, &sms, &end) || *end != '\0') {
         reject(c, "GEMMSHIM_TEST_DEVICE='%.64s' is not of the form sm_<cc>:<sm count>", v);
         return;
     }
     c->test_device = 1;
     memset(&c->test_dev, 0, sizeof c->test_dev);
     c->test_dev.present = 1;
-    c->test_dev.cc_major = cc / 10;
-    c->test_dev.cc_minor = cc % 10;
-    c->test_dev.sm_count = sms;
+    c->test_dev.cc_major = (int)(cc / 10);
+    c->test_dev.cc_minor = (int)(cc % 10);
+    c->test_dev.sm_count = (int)sms;
     c->test_dev.smem_optin = 227 * 1024;
     c->test_dev.l2_bytes = 50u << 20;
 }

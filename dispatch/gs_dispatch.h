@@ -39,9 +39,34 @@ const char *gs_route_name(gs_route_t r);
 double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const gs_device_t *d);
 
 /* Replace the table with a routing table file (format in dispatch/gs_table.c
- * and bench/NOTES.md). 0, or -1 with a one-line reason in msg (the table in
- * force stays). Thread-safe. */
+ * and bench/NOTES.md). Thread-safe. Returns
+ *   0                    loaded; msg is "" (a file with a header and no
+ *                        entry is not loaded: GS_TABLE_ERR_FORMAT)
+ *   GS_TABLE_ERR_FORMAT  the text is not a routing table (the line and why
+ *                        in msg: "PATH:LINE: why")
+ *   GS_TABLE_ERR_IO      the file could not be read: missing, unreadable,
+ *                        a directory, a FIFO or device (refused, never
+ *                        waited on), larger than GS_TABLE_FILE_MAX
+ *                        ("cannot read routing table 'PATH': why")
+ * On any error the table in force stays and msg holds one line (msg may be
+ * NULL when msg_size is 0). */
+enum {
+    GS_TABLE_ERR_FORMAT = -1,
+    GS_TABLE_ERR_IO = -2,
+};
+#define GS_TABLE_LINE_MAX 65536             /* bytes of one line, without its '\n' */
+#define GS_TABLE_FILE_MAX ((size_t)64 << 20) /* bytes of a whole file */
+#define GS_TABLE_DIM_MAX 2147483647LL        /* M, N, K: what every kernel takes */
 int gs_table_load(const char *path, char *msg, size_t msg_size);
+
+/* The same from text in memory (len bytes, NULs included; name stands for
+ * the file in messages): what gs_table_load does once it has read the file.
+ * 0 or GS_TABLE_ERR_FORMAT. */
+int gs_table_load_buffer(const char *name, const char *buf, size_t len, char *msg,
+                         size_t msg_size);
+
+/* Put the built-in table back in force (tests, fuzzing). */
+void gs_table_use_builtin(void);
 
 /* Changes whenever gs_table_load replaces the table. */
 unsigned gs_table_generation(void);

@@ -29,16 +29,21 @@
  * is within the span of 4096x2048x4096 (1.01x) but deals 288 tiles of
  * 256x128 in 3 waves of 132 SMs where 4096x2048 deals 256 in 2: it ran at
  * 0.77x, and its scaled reading is 0.76x (bench/NOTES.md, session 15). */
-#define _POSIX_C_SOURCE 200809L /* pthread_rwlock */
+#define _GNU_SOURCE /* strtod_l (and pthread_rwlock, newlocale, O_CLOEXEC) */
 #include "gs_dispatch.h"
 #include "gs_kernels.h" /* configuration names in the generated entries */
 
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct table_entry {
     gs_route_t route;
@@ -153,7 +158,22 @@ double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const
  * e.g. "pingpong pingpong_coop_256x128x64 90 bf16 TN 8192 8192 8192 1.000 H200"
  * or   "sgemm_simt - 90 f32 NN 1024 1024 1024 1.027" (no GPU: any model);
  * '#' starts a comment, blank lines are skipped. bench/table_from_csv.py
- * --text writes them. */
+ * --text writes them.
+ *
+ * Lines end at '\n' (a '\r' before it, or anywhere, ends the line's text as
+ * '#' does); fields are separated by spaces, tabs, '\v' or '\f'. A UTF-8 byte
+ * order mark at the start of the file is skipped. Refused, with the file's
+ * line: a line longer than GS_TABLE_LINE_MAX bytes, a NUL byte, a field that
+ * is not what its column takes. Numbers are read whole, in the C locale
+ * whatever LC_NUMERIC the application set: CC 10 to 199, M N K 1 to
+ * GS_TABLE_DIM_MAX, SPEEDUP a decimal number in (0, 100]. A file with a
+ * header and no entry is refused too: it would route nothing. */
+
+/* Fields are separated by these; a line of nothing else is blank. */
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\v' || c == '\f';
+}
 
 static int parse_route(const char *route, const char *config, gs_route_t *r, int *cfg)
 {
@@ -184,112 +204,344 @@ static int parse_dtype(const char *s, gs_dtype_t *t)
     return *t == GS_DT_OTHER ? -1 : 0;
 }
 
-static int parse_entry(const char *line, table_entry_t *e, char *why, size_t why_size)
+/* A whole decimal integer in [lo, hi]: strtoll over the whole field, with
+ * overflow (ERANGE) an out-of-range value, not a saturated one. */
+static int parse_int(const char *field, const char *s, long long lo, long long hi,
+                     long long *out, char *why, size_t why_size)
 {
-    char route[32], config[64], dtype[8], layout[8], gpu[16] = "";
-    long long m, n, k;
-    int cc, used = 0, used_gpu = 0;
-    double ratio;
-    if (sscanf(line, "%31s %63s %d %7s %7s %lld %lld %lld %lf %n", route, config, &cc, dtype,
-               layout, &m, &n, &k, &ratio, &used) != 9
-        || (line[used] != '\0'
-            && (sscanf(line + used, "%15s %n", gpu, &used_gpu) != 1
-                || line[used + used_gpu] != '\0'))) {
+    char *end = NULL;
+    errno = 0;
+    const long long v = strtoll(s, &end, 10);
+    if (end == s || *end) {
+        snprintf(why, why_size, "%s '%.32s' is not a whole number", field, s);
+        return -1;
+    }
+    if (errno == ERANGE || v < lo || v > hi) {
+        snprintf(why, why_size, "value out of range: %s = %.32s (%lld to %lld)", field, s, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* SPEEDUP: [+-]digits[.digits][e[+-]digits] (or .digits), no "nan", "inf"
+ * or hex forms; converted in the C locale (a decimal-comma LC_NUMERIC made
+ * sscanf read "1.75" as 1 and the ".75" as the GPU). */
+static int parse_ratio(const char *s, locale_t c_locale, double *out, char *why, size_t why_size)
+{
+    const char *p = s;
+    size_t digits = 0;
+    if (*p == '+' || *p == '-')
+        ++p;
+    for (; *p >= '0' && *p <= '9'; ++p)
+        ++digits;
+    if (*p == '.')
+        for (++p; *p >= '0' && *p <= '9'; ++p)
+            ++digits;
+    if (digits && (*p == 'e' || *p == 'E')) {
+        ++p;
+        if (*p == '+' || *p == '-')
+            ++p;
+        if (!(*p >= '0' && *p <= '9'))
+            digits = 0;
+        while (*p >= '0' && *p <= '9')
+            ++p;
+    }
+    if (!digits || *p) {
+        snprintf(why, why_size, "SPEEDUP '%.32s' is not a decimal number", s);
+        return -1;
+    }
+    char *end = NULL;
+    errno = 0;
+    const double v = strtod_l(s, &end, c_locale);
+    if (*end || errno == ERANGE || !(v > 0.0) || v > 100.0) {
+        snprintf(why, why_size, "value out of range: SPEEDUP = %.32s (above 0, at most 100)", s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* One entry line (modified in place: its fields are cut out of it). */
+static int parse_entry(char *line, table_entry_t *e, locale_t c_locale, char *why, size_t why_size)
+{
+    char *f[11];
+    int nf = 0;
+    for (char *p = line; *p && nf < 11;) {
+        while (is_blank(*p))
+            ++p;
+        if (!*p)
+            break;
+        f[nf++] = p;
+        while (*p && !is_blank(*p))
+            ++p;
+        if (*p)
+            *p++ = '\0';
+    }
+    if (nf < 9 || nf > 10 || (nf == 10 && strlen(f[9]) >= sizeof e->gpu)) {
         snprintf(why, why_size,
                  "expected: ROUTE CONFIG CC DTYPE LAYOUT M N K SPEEDUP [GPU] (GPU: one word, "
                  "at most 15 characters)");
         return -1;
     }
-    if (parse_route(route, config, &e->route, &e->config)) {
-        snprintf(why, why_size, "unknown route/configuration '%s %s'", route, config);
+    if (parse_route(f[0], f[1], &e->route, &e->config)) {
+        snprintf(why, why_size, "unknown route/configuration '%.40s %.40s'", f[0], f[1]);
         return -1;
     }
-    if (parse_dtype(dtype, &e->a_type)) {
-        snprintf(why, why_size, "unknown type '%s' (f32, bf16, f16)", dtype);
+    if (parse_dtype(f[3], &e->a_type)) {
+        snprintf(why, why_size, "unknown type '%.16s' (f32, bf16, f16)", f[3]);
         return -1;
     }
+    const char *layout = f[4];
     if (strlen(layout) != 2 || !strchr("NT", layout[0]) || !strchr("NT", layout[1])) {
-        snprintf(why, why_size, "layout '%s' is not NN, NT, TN or TT", layout);
+        snprintf(why, why_size, "layout '%.16s' is not NN, NT, TN or TT", layout);
         return -1;
     }
-    if (cc < 10 || cc > 199 || m < 1 || n < 1 || k < 1 || !(ratio > 0.0) || ratio > 100.0) {
-        snprintf(why, why_size, "value out of range");
+    long long cc, m, n, k;
+    if (parse_int("CC", f[2], 10, 199, &cc, why, why_size) ||
+        parse_int("M", f[5], 1, GS_TABLE_DIM_MAX, &m, why, why_size) ||
+        parse_int("N", f[6], 1, GS_TABLE_DIM_MAX, &n, why, why_size) ||
+        parse_int("K", f[7], 1, GS_TABLE_DIM_MAX, &k, why, why_size) ||
+        parse_ratio(f[8], c_locale, &e->ratio, why, why_size))
         return -1;
-    }
-    e->cc = cc;
+    e->cc = (int)cc;
     memcpy(e->layout, layout, 3);
     e->m = (double)m;
     e->n = (double)n;
     e->k = (double)k;
-    e->ratio = ratio;
-    memcpy(e->gpu, gpu, sizeof e->gpu);
+    memset(e->gpu, 0, sizeof e->gpu);
+    if (nf == 10)
+        memcpy(e->gpu, f[9], strlen(f[9]));
     return 0;
 }
 
-int gs_table_load(const char *path, char *msg, size_t msg_size)
+#define say(...) ((msg) && (msg_size) ? (void)snprintf((msg), (msg_size), __VA_ARGS__) : (void)0)
+
+/* The entries of a table file's text, or -1 with msg set. */
+static int parse_text(const char *name, const char *buf, size_t len, table_entry_t **out,
+                      size_t *out_n, char *msg, size_t msg_size)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(msg, msg_size, "cannot read routing table '%s'", path);
+    const unsigned char *u = (const unsigned char *)buf;
+    if (len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF))) {
+        say("%s: UTF-16 text (byte order mark %02X %02X): save it as UTF-8 or ASCII", name,
+            u[0], u[1]);
         return -1;
     }
-    char line[512];
-    size_t cap = 64, n = 0;
+    size_t pos = len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3) ? 3 : 0; /* UTF-8 BOM */
+    size_t cap = 0, n = 0;
     unsigned lineno = 0;
-    table_entry_t *entries = malloc(cap * sizeof *entries);
-    int ok = entries != NULL, header = 0;
-    while (ok && fgets(line, sizeof line, f)) {
+    table_entry_t *entries = NULL;
+    char *line = malloc((len - pos < GS_TABLE_LINE_MAX ? len - pos : GS_TABLE_LINE_MAX) + 1);
+    locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    int ok = line != NULL && c_locale != (locale_t)0, header = 0;
+    if (!ok)
+        say("%s: out of memory", name);
+    while (ok && pos < len) {
         ++lineno;
-        line[strcspn(line, "#\r\n")] = '\0';
-        char *s = line + strspn(line, " \t");
-        size_t len = strlen(s);
-        while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
-            s[--len] = '\0';
+        const char *start = buf + pos;
+        const char *nl = memchr(start, '\n', len - pos);
+        const size_t line_len = nl ? (size_t)(nl - start) : len - pos;
+        pos += line_len + (nl != NULL);
+        if (line_len > GS_TABLE_LINE_MAX) {
+            say("%s:%u: longer than %d bytes", name, lineno, GS_TABLE_LINE_MAX);
+            ok = 0;
+            break;
+        }
+        if (memchr(start, '\0', line_len)) {
+            say("%s:%u: NUL byte in the line (a binary or UTF-16 file?)", name, lineno);
+            ok = 0;
+            break;
+        }
+        memcpy(line, start, line_len);
+        line[line_len] = '\0';
+        line[strcspn(line, "#\r")] = '\0';
+        char *s = line;
+        while (is_blank(*s))
+            ++s;
+        size_t s_len = strlen(s);
+        while (s_len && is_blank(s[s_len - 1]))
+            s[--s_len] = '\0';
         if (!*s)
             continue;
         if (!header) {
             header = 1;
             if (strcmp(s, "gemmshim-table 1")) {
-                snprintf(msg, msg_size, "%s:%u: first line must be 'gemmshim-table 1'", path,
-                         lineno);
+                say("%s:%u: first line must be 'gemmshim-table 1'", name, lineno);
                 ok = 0;
             }
             continue;
         }
         if (n == cap) {
-            table_entry_t *grown = realloc(entries, 2 * cap * sizeof *entries);
+            const size_t new_cap = cap ? 2 * cap : 64;
+            table_entry_t *grown = realloc(entries, new_cap * sizeof *entries);
             if (!grown) {
-                snprintf(msg, msg_size, "%s: out of memory", path);
+                say("%s: out of memory", name);
                 ok = 0;
                 break;
             }
             entries = grown;
-            cap *= 2;
+            cap = new_cap;
         }
-        char why[160];
-        if (parse_entry(s, &entries[n], why, sizeof why)) {
-            snprintf(msg, msg_size, "%s:%u: %s", path, lineno, why);
+        char why[192];
+        if (parse_entry(s, &entries[n], c_locale, why, sizeof why)) {
+            say("%s:%u: %s", name, lineno, why);
             ok = 0;
         } else {
             ++n;
         }
     }
-    fclose(f);
+    free(line);
+    if (c_locale != (locale_t)0)
+        freelocale(c_locale);
     if (ok && !header) {
-        snprintf(msg, msg_size, "%s: empty (no 'gemmshim-table 1' line)", path);
+        say("%s: no 'gemmshim-table 1' line (empty, or only comments)", name);
+        ok = 0;
+    } else if (ok && n == 0) {
+        say("%s: no entries: the table would route nothing (GEMMSHIM_MODE=off turns routing off)",
+            name);
         ok = 0;
     }
     if (!ok) {
         free(entries);
         return -1;
     }
+    *out = entries;
+    *out_n = n;
+    return 0;
+}
+
+/* Make `entries` the table in force (NULL: the built-in one). */
+static void install(table_entry_t *entries, size_t n)
+{
     pthread_rwlock_wrlock(&table_lock);
     const table_entry_t *old = table;
-    table = entries;
-    table_n = n;
+    table = entries ? entries : builtin;
+    table_n = entries ? n : sizeof builtin / sizeof builtin[0];
     __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
     pthread_rwlock_unlock(&table_lock);
     if (old != builtin)
         free((void *)old); /* no reader holds it: they hold the lock while reading */
+}
+
+int gs_table_load_buffer(const char *name, const char *buf, size_t len, char *msg,
+                         size_t msg_size)
+{
+    table_entry_t *entries = NULL;
+    size_t n = 0;
+    if (!name)
+        name = "routing table";
+    if (!buf && len) {
+        say("%s: no text", name);
+        return GS_TABLE_ERR_FORMAT;
+    }
+    if (parse_text(name, buf ? buf : "", len, &entries, &n, msg, msg_size))
+        return GS_TABLE_ERR_FORMAT;
+    install(entries, n);
+    say("%s", "");
     return 0;
+}
+
+void gs_table_use_builtin(void)
+{
+    install(NULL, 0);
+}
+
+static const char *file_kind(mode_t mode)
+{
+    return S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device"
+         : S_ISBLK(mode) ? "a block device" : S_ISSOCK(mode) ? "a socket" : "not a file";
+}
+
+/* A regular file's bytes, or GS_TABLE_ERR_IO with msg set. Anything else
+ * is refused before it is read, and never waited on: open(O_NONBLOCK)
+ * returns at once on a FIFO without a writer (fopen blocked there, in the
+ * application's first GEMM), and fstat then refuses it. */
+static int read_file(const char *path, char **out, size_t *out_len, char *msg, size_t msg_size)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0 || fstat(fd, &st)) {
+        say("cannot read routing table '%s': %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return GS_TABLE_ERR_IO;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode))
+            say("cannot read routing table '%s': %s", path, strerror(EISDIR));
+        else
+            say("cannot read routing table '%s': not a regular file (%s)", path,
+                file_kind(st.st_mode));
+        close(fd);
+        return GS_TABLE_ERR_IO;
+    }
+    if ((uintmax_t)st.st_size > GS_TABLE_FILE_MAX) {
+        say("cannot read routing table '%s': larger than %u MiB", path,
+            (unsigned)(GS_TABLE_FILE_MAX >> 20));
+        close(fd);
+        return GS_TABLE_ERR_IO;
+    }
+    const int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0)
+        (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    /* st_size is a hint (0 for /proc files, a file may grow): read to EOF */
+    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, len = 0;
+    char *buf = malloc(cap);
+    int rc = buf ? 0 : GS_TABLE_ERR_IO;
+    if (!buf)
+        say("cannot read routing table '%s': out of memory", path);
+    while (!rc) {
+        if (len == cap) {
+            if (cap > GS_TABLE_FILE_MAX) {
+                say("cannot read routing table '%s': larger than %u MiB", path,
+                    (unsigned)(GS_TABLE_FILE_MAX >> 20));
+                rc = GS_TABLE_ERR_IO;
+                break;
+            }
+            const size_t new_cap = 2 * cap < GS_TABLE_FILE_MAX + 1 ? 2 * cap : GS_TABLE_FILE_MAX + 1;
+            char *grown = realloc(buf, new_cap);
+            if (!grown) {
+                say("cannot read routing table '%s': out of memory", path);
+                rc = GS_TABLE_ERR_IO;
+                break;
+            }
+            buf = grown;
+            cap = new_cap;
+        }
+        const ssize_t got = read(fd, buf + len, cap - len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            say("cannot read routing table '%s': %s", path, strerror(errno));
+            rc = GS_TABLE_ERR_IO;
+        } else if (got == 0) {
+            break;
+        } else {
+            len += (size_t)got;
+        }
+    }
+    close(fd);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    *out = buf;
+    *out_len = len;
+    return 0;
+}
+
+int gs_table_load(const char *path, char *msg, size_t msg_size)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    if (!path) {
+        say("cannot read routing table: no path");
+        return GS_TABLE_ERR_IO;
+    }
+    const int rc = read_file(path, &buf, &len, msg, msg_size);
+    if (rc)
+        return rc;
+    const int parsed = gs_table_load_buffer(path, buf, len, msg, msg_size);
+    free(buf);
+    return parsed;
 }

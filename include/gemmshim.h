@@ -93,7 +93,9 @@ int gemmshim_write_report(const char *path);
 
 /* Replace the routing table with a measured one (format: README.md,
  * "Routing table files"; versioned, first line "gemmshim-table 1"). A
- * malformed file gives GEMMSHIM_ERR_FORMAT with the line on stderr, and the
+ * malformed file, or one with no entries, gives GEMMSHIM_ERR_FORMAT with the
+ * line on stderr; a path that cannot be read as a regular file (missing,
+ * a directory, a FIFO, a device) GEMMSHIM_ERR_IO, at once. Either way the
  * table in force stays. */
 int gemmshim_load_table(const char *path);
 

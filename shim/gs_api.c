@@ -131,13 +131,10 @@ GS_API int gemmshim_load_table(const char *path)
         return GEMMSHIM_ERR_INVALID;
     gs_cfg();
     char msg[GS_PATH_MAX + 256];
-    if (gs_table_load(path, msg, sizeof msg)) {
+    const int rc = gs_table_load(path, msg, sizeof msg);
+    if (rc) {
         gs_msg("gemmshim_load_table: %s; the table in force stays", msg);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            return GEMMSHIM_ERR_IO;
-        fclose(f);
-        return GEMMSHIM_ERR_FORMAT;
+        return rc == GS_TABLE_ERR_IO ? GEMMSHIM_ERR_IO : GEMMSHIM_ERR_FORMAT;
     }
     return GEMMSHIM_OK;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int passed, failed;
@@ -96,6 +97,19 @@ int main(void)
     write_file(path, "gemmshim-table 2\n");
     CHECK(gemmshim_load_table(path) == GEMMSHIM_ERR_FORMAT);
     CHECK(gemmshim_load_table("/nonexistent/table") == GEMMSHIM_ERR_IO);
+    /* a directory, and a FIFO (no writer: opening it to read would block
+     * forever), are I/O errors, answered at once */
+    CHECK(gemmshim_load_table("/tmp") == GEMMSHIM_ERR_IO);
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "/tmp/gs_api_fifo_%d", (int)getpid());
+    if (mkfifo(fifo, 0600) == 0) {
+        alarm(20); /* a hang fails the test rather than stalling it */
+        CHECK(gemmshim_load_table(fifo) == GEMMSHIM_ERR_IO);
+        alarm(0);
+        unlink(fifo);
+    } else {
+        CHECK(!"mkfifo failed");
+    }
     CHECK(gemmshim_load_table(NULL) == GEMMSHIM_ERR_INVALID);
     sgemm(256, &alpha);
     CHECK(!strcmp(route(), "fallback"));

@@ -1,0 +1,392 @@
+/* Routing table files (gs_table_load): what a file may hold, what is
+ * refused and with which message, and that a refused file leaves the table
+ * in force. Every case goes through a real file, as GEMMSHIM_TABLE and
+ * gemmshim_load_table read it. */
+#define _GNU_SOURCE /* mkdtemp */
+#include "gs_dispatch.h"
+#include "gs_kernels.h"
+#include "dispatch_fixtures.h"
+#include "gs_test.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+static const float one = 1.f, zero = 0.f;
+static char dir[] = "/tmp/gs_test_table_XXXXXX";
+static char path[sizeof dir + 32];
+
+/* An fp32 NN problem m x n x k that the sgemm_simt route matches by shape. */
+static gs_problem_t fp32(int64_t m, int64_t n, int64_t k)
+{
+    gs_problem_t p;
+    memset(&p, 0, sizeof p);
+    p.entry = GS_EP_SGEMM;
+    p.a_type = p.b_type = p.c_type = GS_DT_F32;
+    p.compute = GS_CT_F32;
+    p.scalar_type = GS_DT_F32;
+    p.trans_a = p.trans_b = GS_OP_N;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.lda = p.ldc = m;
+    p.ldb = k;
+    p.batch = 1;
+    p.alpha = &one;
+    p.beta = &zero;
+    return p;
+}
+
+/* The sgemm_simt reading of an m x n x k fp32 NN call on an sm_90 H200. */
+static double ratio(int64_t m, int64_t n, int64_t k)
+{
+    gs_problem_t p = fp32(m, n, k);
+    gs_device_t d = device(9, 0, 132);
+    strcpy(d.gpu, "H200");
+    return gs_table_ratio(GS_ROUTE_SGEMM_SIMT, 0, &p, &d);
+}
+
+/* Writes len bytes (NULs included) to the test file and loads it. */
+static int load_bytes(const char *bytes, size_t len, char *msg, size_t msg_size)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f)
+        return -99;
+    CHECK(fwrite(bytes, 1, len, f) == len);
+    fclose(f);
+    msg[0] = '\0';
+    return gs_table_load(path, msg, msg_size);
+}
+
+static int load_text(const char *text, char *msg, size_t msg_size)
+{
+    return load_bytes(text, strlen(text), msg, msg_size);
+}
+
+/* The reference table: 1024^3 at 1.50. Loaded before each refusal, whose
+ * check then asserts it is still in force. */
+static const char reference[] = "gemmshim-table 1\nsgemm_simt - 90 f32 NN 1024 1024 1024 1.50\n";
+
+static void load_reference(void)
+{
+    char msg[512];
+    CHECK_EQ_INT(load_text(reference, msg, sizeof msg), 0);
+    CHECK(ratio(1024, 1024, 1024) == 1.50);
+}
+
+/* A refused load: non-zero, msg contains `want`, the reference table stays
+ * (same generation, same reading). */
+#define CHECK_REFUSED(rc, msg, want)                                              \
+    do {                                                                          \
+        CHECK((rc) != 0);                                                         \
+        CHECK_CONTAINS((msg), (want));                                            \
+        CHECK(ratio(1024, 1024, 1024) == 1.50);                                   \
+        CHECK(gs_table_generation() == gen_before);                               \
+    } while (0)
+
+static char *repeat(char c, size_t n)
+{
+    char *s = malloc(n + 1);
+    memset(s, c, n);
+    s[n] = '\0';
+    return s;
+}
+
+/* a: lines are read whole. A 600-byte comment (fgets into char[512] cut it
+ * and parsed its tail as an entry, blaming line 3), a long comment after an
+ * entry, a line of exactly 65536 bytes; one of 65537 is refused naming its
+ * own line. */
+static void long_lines(void)
+{
+    char msg[512];
+    char *c600 = repeat('x', 600), *c70k = repeat('y', 70000);
+    size_t big = strlen(reference) + 80000;
+    char *text = malloc(big);
+
+    snprintf(text, big, "gemmshim-table 1\n# %s\nsgemm_simt - 90 f32 NN 512 512 512 1.25\n", c600);
+    CHECK_EQ_INT(load_text(text, msg, sizeof msg), 0);
+    CHECK_STR_EQ(msg, "");
+    CHECK(ratio(512, 512, 512) == 1.25);
+
+    snprintf(text, big, "gemmshim-table 1\nsgemm_simt - 90 f32 NN 512 512 512 1.30 H200 # %s\n",
+             c600);
+    CHECK_EQ_INT(load_text(text, msg, sizeof msg), 0);
+    CHECK(ratio(512, 512, 512) == 1.30);
+
+    /* exactly 65536 bytes before the newline: accepted */
+    const char *entry = "sgemm_simt - 90 f32 NN 512 512 512 1.35 #";
+    size_t pad = 65536 - strlen(entry);
+    char *p65k = repeat('z', pad);
+    snprintf(text, big, "gemmshim-table 1\n%s%s\n", entry, p65k);
+    CHECK_EQ_INT(load_text(text, msg, sizeof msg), 0);
+    CHECK(ratio(512, 512, 512) == 1.35);
+    free(p65k);
+
+    load_reference();
+    unsigned gen_before = gs_table_generation();
+    snprintf(text, big, "gemmshim-table 1\nsgemm_simt - 90 f32 NN 512 512 512 1.25\n#%s\n"
+                        "sgemm_simt - 90 f32 NN 256 256 256 1.25\n", c70k);
+    int rc = load_text(text, msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, ":3: longer than 65536 bytes");
+    /* the last line, without a newline */
+    snprintf(text, big, "gemmshim-table 1\n#%s", c70k);
+    rc = load_text(text, msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, ":2: longer than 65536 bytes");
+    free(c600);
+    free(c70k);
+    free(text);
+}
+
+/* b: a directory is an I/O error, not an empty table. */
+static void directory(void)
+{
+    char msg[512];
+    load_reference();
+    unsigned gen_before = gs_table_generation();
+    msg[0] = '\0';
+    int rc = gs_table_load(dir, msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, "cannot read routing table '");
+    CHECK_CONTAINS(msg, "': Is a directory");
+    CHECK(strstr(msg, "empty") == NULL);
+    /* a missing file says why, too */
+    char missing[sizeof dir + 32];
+    snprintf(missing, sizeof missing, "%s/missing", dir);
+    rc = gs_table_load(missing, msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, "': No such file or directory");
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char m[] = "test_table: gs_table_load blocked on a FIFO for 20 s\n";
+    ssize_t w = write(2, m, sizeof m - 1);
+    (void)w;
+    _exit(1);
+}
+
+/* c: a FIFO (no writer) must not block: refused at once. (Before: fopen
+ * waited for a writer forever, in the application's first GEMM.) */
+static void fifo(void)
+{
+    char msg[512], fifo_path[sizeof dir + 32];
+    snprintf(fifo_path, sizeof fifo_path, "%s/fifo", dir);
+    CHECK_EQ_INT(mkfifo(fifo_path, 0600), 0);
+    load_reference();
+    unsigned gen_before = gs_table_generation();
+    signal(SIGALRM, on_alarm);
+    alarm(20);
+    msg[0] = '\0';
+    int rc = gs_table_load(fifo_path, msg, sizeof msg);
+    alarm(0);
+    CHECK_REFUSED(rc, msg, "cannot read routing table '");
+    CHECK_CONTAINS(msg, "not a regular file");
+    /* a character device likewise (never read: /dev/zero would not end) */
+    rc = gs_table_load("/dev/zero", msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, "not a regular file");
+    remove(fifo_path);
+}
+
+/* d: a header and no entries routes nothing: refused ("no entries"), the
+ * table in force stays. Comments and blank lines are not entries. */
+static void no_entries(void)
+{
+    char msg[512];
+    load_reference();
+    unsigned gen_before = gs_table_generation();
+    int rc = load_text("gemmshim-table 1\n", msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, "no entries");
+    rc = load_text("# made by table_from_csv from no rows\ngemmshim-table 1\n\n# none\n", msg,
+                   sizeof msg);
+    CHECK_REFUSED(rc, msg, "no entries");
+    /* no header at all: still its own message */
+    rc = load_text("", msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, "no 'gemmshim-table 1' line");
+    rc = load_text("# only a comment\n\n", msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, "no 'gemmshim-table 1' line");
+}
+
+/* e: numbers are parsed whole and bounded: dimensions 1 .. 2^31 - 1 (what
+ * every kernel's can_implement takes), CC 10 .. 199, SPEEDUP (0, 100]. */
+static void numbers(void)
+{
+    char msg[512];
+    load_reference();
+    unsigned gen_before = gs_table_generation();
+    static const struct {
+        const char *line, *want;
+    } bad[] = {
+        /* 23 digits: %lld saturated it to LLONG_MAX and it was accepted */
+        {"sgemm_simt - 90 f32 NN 12345678901234567890123 1024 1024 1.5", "value out of range: M"},
+        {"sgemm_simt - 90 f32 NN 1024 99999999999999999999999 1024 1.5", "value out of range: N"},
+        {"sgemm_simt - 90 f32 NN 1024 1024 2147483648 1.5", "value out of range: K"},
+        {"sgemm_simt - 90 f32 NN 1024 1024 -3 1.5", "value out of range: K"},
+        {"sgemm_simt - 90 f32 NN 0 1024 1024 1.5", "value out of range: M"},
+        {"sgemm_simt - 90 f32 NN -9223372036854775809 1024 1024 1.5", "value out of range: M"},
+        {"sgemm_simt - 4294967386 f32 NN 1024 1024 1024 1.5", "value out of range: CC"},
+        {"sgemm_simt - 9 f32 NN 1024 1024 1024 1.5", "value out of range: CC"},
+        {"sgemm_simt - 90 f32 NN 1024 1024 1024 0", "value out of range: SPEEDUP"},
+        {"sgemm_simt - 90 f32 NN 1024 1024 1024 100.5", "value out of range: SPEEDUP"},
+        {"sgemm_simt - 90 f32 NN 1024 1024 1024 1e999", "value out of range: SPEEDUP"},
+        {"sgemm_simt - 90 f32 NN 1024 1024 1024 nan", "SPEEDUP"},
+        {"sgemm_simt - 90 f32 NN 1024 1024 1024 inf", "SPEEDUP"},
+        {"sgemm_simt - 90 f32 NN 1024x 1024 1024 1.5", "M"},
+        {"sgemm_simt - 90 f32 NN 1024.0 1024 1024 1.5", "M"},
+        {"sgemm_simt - 90 f32 NN 1024 1024 1024 1.5x", "SPEEDUP"},
+        {"sgemm_simt - 90 f32 NN 1024 1024 1024", "expected: ROUTE CONFIG"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        char text[256];
+        snprintf(text, sizeof text, "gemmshim-table 1\n%s\n", bad[i].line);
+        int rc = load_text(text, msg, sizeof msg);
+        CHECK_REFUSED(rc, msg, ":2: ");
+        CHECK_CONTAINS(msg, bad[i].want);
+    }
+    /* the largest dimension is taken, and read back */
+    CHECK_EQ_INT(load_text("gemmshim-table 1\n"
+                           "sgemm_simt - 90 f32 NN 2147483647 8 1024 1.40\n",
+                           msg, sizeof msg), 0);
+    CHECK(ratio(2147483647, 8, 1024) == 1.40);
+    CHECK(ratio(2147483647, 8, 2048) == 0.0);
+    /* a leading '+' and exponent forms stay what they were */
+    CHECK_EQ_INT(load_text("gemmshim-table 1\n"
+                           "sgemm_simt - +90 f32 NN +1024 1024 1024 125e-2\n",
+                           msg, sizeof msg), 0);
+    CHECK(ratio(1024, 1024, 1024) == 1.25);
+}
+
+/* f: a UTF-8 byte order mark (Windows editors write one) is skipped. */
+static void bom(void)
+{
+    char msg[512];
+    CHECK_EQ_INT(load_text("\xEF\xBB\xBFgemmshim-table 1\nsgemm_simt - 90 f32 NN 1024 1024 1024 "
+                           "1.45\n", msg, sizeof msg), 0);
+    CHECK(ratio(1024, 1024, 1024) == 1.45);
+    /* and after a comment line first? the mark is only ever at the start */
+    CHECK_EQ_INT(load_text("\xEF\xBB\xBF# a comment first\ngemmshim-table 1\n"
+                           "sgemm_simt - 90 f32 NN 1024 1024 1024 1.46\n", msg, sizeof msg), 0);
+    CHECK(ratio(1024, 1024, 1024) == 1.46);
+    /* a mark elsewhere is not whitespace */
+    load_reference();
+    unsigned gen_before = gs_table_generation();
+    int rc = load_text("gemmshim-table 1\n\xEF\xBB\xBFsgemm_simt - 90 f32 NN 1024 1024 1024 1.45\n",
+                       msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, ":2: ");
+    /* UTF-16 (NULs between the characters) is refused with a reason */
+    static const char utf16[] = "\xFF\xFEg\0e\0m\0m\0";
+    rc = load_bytes(utf16, sizeof utf16 - 1, msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, "UTF-16");
+}
+
+/* NUL bytes inside a line are refused, naming the line (strlen used to stop
+ * at the NUL: the rest of the line was silently dropped). */
+static void nul_bytes(void)
+{
+    char msg[512];
+    load_reference();
+    unsigned gen_before = gs_table_generation();
+    static const char t1[] = "gemmshim-table 1\nsgemm_simt - 90 f32 NN 512 512 512 1.5\0 garbage\n";
+    int rc = load_bytes(t1, sizeof t1 - 1, msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, ":2: NUL byte");
+    static const char t2[] = "gemmshim-table 1\n# fine\n#\0 in a comment\n";
+    rc = load_bytes(t2, sizeof t2 - 1, msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, ":3: NUL byte");
+    static const char t3[] = "gemmshim-table 1\0\nsgemm_simt - 90 f32 NN 512 512 512 1.5\n";
+    rc = load_bytes(t3, sizeof t3 - 1, msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, ":1: NUL byte");
+}
+
+/* Valid tables keep their meaning: CRLF line ends, tabs, comments after
+ * entries, the GPU field, a last line without a newline, blank lines and
+ * comments before the header. */
+static void valid_forms(void)
+{
+    char msg[512];
+    CHECK_EQ_INT(load_text("\r\n# leading comment\r\n\t \r\ngemmshim-table 1  # the version\r\n"
+                           "sgemm_simt\t-\t90\tf32\tNN\t1024\t1024\t1024\t1.10\tH200\r\n"
+                           "  sgemm_simt - 90 f32 NN 2048 2048 2048 1.20   # note\r\n"
+                           "pingpong pingpong_128x128x64 90 bf16 TN 4096 4096 4096 0.99 H100\r\n"
+                           "skinny - 90 bf16 TN 4096 16 4096 1.01\r\n"
+                           "sgemm_simt - 90 f32 NN 512 512 512 1.30",
+                           msg, sizeof msg), 0);
+    CHECK(ratio(1024, 1024, 1024) == 1.10);
+    CHECK(ratio(2048, 2048, 2048) == 1.20);
+    CHECK(ratio(512, 512, 512) == 1.30);
+    CHECK(ratio(8192, 8192, 8192) == 0.0);
+    /* the errors that were errors stay errors, at the same line */
+    load_reference();
+    unsigned gen_before = gs_table_generation();
+    int rc = load_text("gemmshim-table 2\n", msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, ":1: first line must be 'gemmshim-table 1'");
+    rc = load_text("gemmshim-table 1\nsgemm_simt - 90 f32 NX 256 256 256 1.5\n", msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, ":2: layout 'NX'");
+    rc = load_text("gemmshim-table 1\nsgemm_simt - 90 f64 NN 256 256 256 1.5\n", msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, ":2: unknown type 'f64'");
+    rc = load_text("gemmshim-table 1\n\nsgemm_simt pingpong_128x128x64 90 f32 NN 256 256 256 1.5\n",
+                   msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, ":3: unknown route/configuration");
+    rc = load_text("gemmshim-table 1\nsgemm_simt - 90 f32 NN 8 8 8 1.0 H200 extra\n", msg,
+                   sizeof msg);
+    CHECK_REFUSED(rc, msg, ":2: expected");
+    rc = load_text("gemmshim-table 1\nsgemm_simt - 90 f32 NN 8 8 8 1.0 ABCDEFGHIJKLMNOP\n", msg,
+                   sizeof msg);
+    CHECK_REFUSED(rc, msg, ":2: expected");
+    /* a GPU of exactly 15 characters is one */
+    CHECK_EQ_INT(load_text("gemmshim-table 1\nsgemm_simt - 90 f32 NN 8 8 8 1.0 ABCDEFGHIJKLMNO\n",
+                           msg, sizeof msg), 0);
+    /* every pingpong configuration name is known */
+    for (int c = 0; c < GS_PINGPONG_CONFIG_COUNT; ++c) {
+        char text[256];
+        snprintf(text, sizeof text, "gemmshim-table 1\npingpong %s 90 bf16 TN 8 8 8 1.0\n",
+                 gs_pingpong_name((gs_pingpong_config_t)c));
+        CHECK_EQ_INT(load_text(text, msg, sizeof msg), 0);
+    }
+}
+
+/* The SPEEDUP field is read in the C locale whatever the application set
+ * (a decimal-comma LC_NUMERIC made strtod/sscanf stop at the '.': every
+ * table refused). Skipped where no such locale is installed. */
+static void numeric_locale(void)
+{
+    static const char *const names[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8",
+                                        "fr_FR.utf8", "de_DE", "fr_FR"};
+    const char *got = NULL;
+    for (size_t i = 0; !got && i < sizeof names / sizeof names[0]; ++i)
+        got = setlocale(LC_NUMERIC, names[i]);
+    if (!got || strtod("1,5", NULL) != 1.5) {
+        printf("numeric_locale: no decimal-comma locale installed, not tested\n");
+        setlocale(LC_NUMERIC, "C");
+        return;
+    }
+    char msg[512];
+    CHECK_EQ_INT(load_text("gemmshim-table 1\nsgemm_simt - 90 f32 NN 1024 1024 1024 1.75\n", msg,
+                           sizeof msg), 0);
+    CHECK_STR_EQ(msg, "");
+    setlocale(LC_NUMERIC, "C");
+    CHECK(ratio(1024, 1024, 1024) == 1.75);
+}
+
+int main(void)
+{
+    (void)defaults; /* of dispatch_fixtures.h: device() is what this test uses */
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/table", dir);
+    long_lines();
+    directory();
+    no_entries();
+    numbers();
+    bom();
+    nul_bytes();
+    valid_forms();
+    numeric_locale();
+    fifo(); /* last: before the fix it blocked (the alarm ends the test) */
+    remove(path);
+    rmdir(dir);
+    return GS_TEST_DONE();
+}
