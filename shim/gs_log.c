@@ -1,17 +1,18 @@
 #define _GNU_SOURCE /* strdup */
-/* Logging. One line per distinct call signature keeps the log readable for
- * applications that issue millions of GEMMs; the summary at exit gives calls
- * and GPU-time share per route. */
+/* The call log and statistics. One line per distinct call signature keeps
+ * the log readable for applications that issue millions of GEMMs; the
+ * summary at exit gives calls and GPU-time share per route. Lines go
+ * through the sink (gs_sink.c); ab report files are gs_report.c's. */
 #include "gs_log.h"
 #include "gs_timing.h"
 
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SIG_SLOTS 4096 /* distinct signatures remembered (power of two) */
 
@@ -29,8 +30,6 @@ typedef struct sig {
     char shape[160];
 } sig_t;
 
-static FILE *sink;          /* NULL: no call log */
-static int sink_is_stderr;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static sig_t sigs[SIG_SLOTS];
 static sig_t *sig_order[SIG_SLOTS / 2]; /* insertion order, for the report */
@@ -40,6 +39,7 @@ static uint64_t route_calls[GS_ROUTE_COUNT];
 static uint64_t route_timed[GS_ROUTE_COUNT];
 static double route_ms[GS_ROUTE_COUNT];
 static uint64_t fallbacks;
+static uint64_t fallback_said[64]; /* kernel+error keys already said */
 
 static const char *const entry_names[GS_EP_COUNT][2] = {
     [GS_EP_SGEMM] = {"cublasSgemm_v2", "cublasSgemm_v2_64"},
@@ -78,58 +78,50 @@ static const char *compute_name(gs_compute_t c)
     }
 }
 
+/* A forked child is a process of its own: no lock held by a thread that
+ * did not come along, and statistics that count its calls only (the
+ * parent's are the parent's to report). Registered after the sink's
+ * handlers, so fork takes this lock before the sink's (the lock order). */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
+static void fork_child(void)
+{
+    for (unsigned i = 0; i < n_sigs; ++i)
+        free(sig_order[i]->line);
+    memset(sigs, 0, sizeof sigs);
+    n_sigs = 0;
+    sigs_full_said = 0;
+    memset(route_calls, 0, sizeof route_calls);
+    memset(route_timed, 0, sizeof route_timed);
+    memset(route_ms, 0, sizeof route_ms);
+    fallbacks = 0;
+    memset(fallback_said, 0, sizeof fallback_said);
+    pthread_mutex_unlock(&lock);
+}
+
 void gs_log_open(const gs_config_t *c)
 {
-    if (!c->log_enabled)
-        return;
-    if (c->log_to_stderr) {
-        sink = stderr;
-        sink_is_stderr = 1;
-        return;
-    }
-    sink = fopen(c->log_path, "w");
-    if (!sink)
-        fprintf(stderr, "gemmshim: cannot open GEMMSHIM_LOG file '%s'; logging to stderr\n",
-                c->log_path);
-    if (!sink) {
-        sink = stderr;
-        sink_is_stderr = 1;
-    }
+    static int registered;
+    gs_sink_open(c);
+    if (!__atomic_exchange_n(&registered, 1, __ATOMIC_ACQ_REL))
+        pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
-static void vwrite(FILE *f, const char *fmt, va_list ap)
+/* Pending GPU times are collected before a summary or report, except in a
+ * forked child: CUDA does not work there, and the timing lock may have been
+ * held by a thread the child does not have. */
+static void flush_timing(void)
 {
-    fputs("gemmshim: ", f);
-    vfprintf(f, fmt, ap);
-    fputc('\n', f);
-    fflush(f);
-}
-
-void gs_msg(const char *fmt, ...)
-{
-    va_list ap;
-    pthread_mutex_lock(&lock);
-    va_start(ap, fmt);
-    vwrite(stderr, fmt, ap);
-    va_end(ap);
-    if (sink && !sink_is_stderr) {
-        va_start(ap, fmt);
-        vwrite(sink, fmt, ap);
-        va_end(ap);
-    }
-    pthread_mutex_unlock(&lock);
-}
-
-void gs_log_line(const char *fmt, ...)
-{
-    if (!sink)
-        return;
-    va_list ap;
-    pthread_mutex_lock(&lock);
-    va_start(ap, fmt);
-    vwrite(sink, fmt, ap);
-    va_end(ap);
-    pthread_mutex_unlock(&lock);
+    if (!gs_sink_forked())
+        gs_timing_flush();
 }
 
 /* Word-at-a-time mixing (multiply, fold the high half down) over the fields
@@ -167,10 +159,10 @@ static sig_t *lookup(uint64_t key, int *is_new)
             return &sigs[i];
         if (!sigs[i].key) {
             if (n_sigs >= SIG_SLOTS / 2) {
-                if (!sigs_full_said && sink) {
+                if (!sigs_full_said) {
                     sigs_full_said = 1;
-                    fprintf(sink, "gemmshim: more than %d distinct signatures; not listing "
-                                  "more\n", SIG_SLOTS / 2);
+                    gs_log_line("more than %d distinct signatures; not listing more",
+                                SIG_SLOTS / 2);
                 }
                 return NULL;
             }
@@ -201,17 +193,13 @@ void gs_log_call(const gs_problem_t *p, const gs_decision_t *dec, const char *ke
                  p->bias ? " +bias" : "",
                  kernel ? kernel : gs_route_name(dec->route), dec->reason);
         sg->line = strdup(line);
-        if (sink) {
-            fprintf(sink, "gemmshim: %s\n", line);
-            fflush(sink);
-        }
+        gs_log_line("%s", line);
     }
     pthread_mutex_unlock(&lock);
 }
 
 void gs_log_fallback(const gs_problem_t *p, const char *kernel, const char *error)
 {
-    static uint64_t said[64];
     uint64_t key = 1469598103934665603ull;
     for (const char *s = kernel; *s; ++s)
         key = mix(key, (unsigned char)*s);
@@ -221,12 +209,12 @@ void gs_log_fallback(const gs_problem_t *p, const char *kernel, const char *erro
     pthread_mutex_lock(&lock);
     ++fallbacks;
     for (int i = 0; i < 64; ++i) {
-        if (said[i] == key) {
+        if (fallback_said[i] == key) {
             say = 0;
             break;
         }
-        if (!said[i]) {
-            said[i] = key;
+        if (!fallback_said[i]) {
+            fallback_said[i] = key;
             break;
         }
     }
@@ -245,7 +233,7 @@ void gs_log_add_time(gs_route_t route, double ms)
 }
 
 /* The per-route table. Caller holds the lock. */
-static void write_summary(FILE *f)
+static void write_summary(gs_block_t *b)
 {
     uint64_t calls = 0;
     double ms = 0.0;
@@ -253,30 +241,44 @@ static void write_summary(FILE *f)
         calls += route_calls[r];
         ms += route_ms[r];
     }
-    fprintf(f, "gemmshim: summary: %llu calls, %u signatures, %llu fallbacks\n",
-            (unsigned long long)calls, n_sigs, (unsigned long long)fallbacks);
-    fprintf(f, "gemmshim:   %-14s %10s %7s %10s %10s %7s\n", "route", "calls", "calls%",
-            "timed", "gpu_ms", "time%");
+    gs_block_add(b, "summary: %llu calls, %u signatures, %llu fallbacks (pid %ld)",
+                 (unsigned long long)calls, n_sigs, (unsigned long long)fallbacks,
+                 (long)getpid());
+    gs_block_add(b, "  %-14s %10s %7s %10s %10s %7s", "route", "calls", "calls%", "timed",
+                 "gpu_ms", "time%");
     for (int r = 0; r < GS_ROUTE_COUNT; ++r) {
         if (!route_calls[r])
             continue;
-        fprintf(f, "gemmshim:   %-14s %10llu %6.1f%% %10llu %10.3f %6.1f%%\n",
-                gs_route_name((gs_route_t)r), (unsigned long long)route_calls[r],
-                100.0 * route_calls[r] / (calls ? calls : 1),
-                (unsigned long long)route_timed[r], route_ms[r],
-                ms > 0 ? 100.0 * route_ms[r] / ms : 0.0);
+        gs_block_add(b, "  %-14s %10llu %6.1f%% %10llu %10.3f %6.1f%%",
+                     gs_route_name((gs_route_t)r), (unsigned long long)route_calls[r],
+                     100.0 * route_calls[r] / (calls ? calls : 1),
+                     (unsigned long long)route_timed[r], route_ms[r],
+                     ms > 0 ? 100.0 * route_ms[r] / ms : 0.0);
     }
-    fflush(f);
+}
+
+/* Calls since the start (or the fork, or the last reset). Caller holds the
+ * lock. */
+static uint64_t total_calls(void)
+{
+    uint64_t calls = 0;
+    for (int r = 0; r < GS_ROUTE_COUNT; ++r)
+        calls += route_calls[r];
+    return calls;
 }
 
 void gs_log_summary(void)
 {
-    if (!sink)
+    if (!gs_sink_on())
         return;
-    gs_timing_flush();
+    flush_timing();
+    gs_block_t b = GS_BLOCK_INIT;
     pthread_mutex_lock(&lock);
-    write_summary(sink);
+    /* a forked child that made no calls has nothing of its own to sum up */
+    if (!gs_sink_forked() || total_calls())
+        write_summary(&b);
     pthread_mutex_unlock(&lock);
+    gs_block_emit(&b, GS_TO_LOG);
 }
 
 int gs_log_write_report(const char *path)
@@ -284,16 +286,19 @@ int gs_log_write_report(const char *path)
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    gs_timing_flush();
+    flush_timing();
+    gs_block_t b = GS_BLOCK_INIT;
     pthread_mutex_lock(&lock);
-    fprintf(f, "gemmshim: report: calls per distinct signature\n");
+    gs_block_add(&b, "report: calls per distinct signature");
     for (unsigned i = 0; i < n_sigs; ++i)
         if (sig_order[i]->calls)
-            fprintf(f, "gemmshim: %10llu x %s\n", (unsigned long long)sig_order[i]->calls,
-                    sig_order[i]->line ? sig_order[i]->line : "?");
-    write_summary(f);
+            gs_block_add(&b, "%10llu x %s", (unsigned long long)sig_order[i]->calls,
+                         sig_order[i]->line ? sig_order[i]->line : "?");
+    write_summary(&b);
     pthread_mutex_unlock(&lock);
-    return fclose(f) == 0 ? 0 : -1;
+    int ok = b.len && fwrite(b.buf, 1, b.len, f) == b.len;
+    free(b.buf);
+    return fclose(f) == 0 && ok ? 0 : -1;
 }
 
 void gs_log_get_stats(uint64_t calls[GS_ROUTE_COUNT], uint64_t *fallback_count)
@@ -307,7 +312,7 @@ void gs_log_get_stats(uint64_t calls[GS_ROUTE_COUNT], uint64_t *fallback_count)
 
 void gs_log_reset_stats(void)
 {
-    gs_timing_flush();
+    flush_timing();
     pthread_mutex_lock(&lock);
     for (int r = 0; r < GS_ROUTE_COUNT; ++r) {
         route_calls[r] = route_timed[r] = 0;
@@ -366,83 +371,29 @@ void gs_log_ab_error(gs_sig_t *s, double rel)
     pthread_mutex_unlock(&lock);
 }
 
-/* JSON string body: the shapes and names hold no quotes or backslashes, but
- * be safe. */
-static void json_str(FILE *f, const char *s)
+size_t gs_log_ab_rows(gs_ab_row_t **rows)
 {
-    fputc('"', f);
-    for (; *s; ++s) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-void gs_log_ab_report(const char *prefix)
-{
-    gs_timing_flush();
+    *rows = NULL;
     pthread_mutex_lock(&lock);
-    FILE *out = sink ? sink : stderr;
-    FILE *csv = NULL, *json = NULL;
-    if (prefix) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s.csv", prefix);
-        csv = fopen(path, "w");
-        snprintf(path, sizeof path, "%s.json", prefix);
-        json = fopen(path, "w");
-        if (!csv || !json)
-            fprintf(stderr, "gemmshim: ab: cannot write the report %s.csv/.json\n", prefix);
-    }
-    fprintf(out, "gemmshim: ab report: per call signature, ours vs cuBLAS (mean GPU time per "
-                 "call; speedup = cuBLAS / ours)\n");
-    fprintf(out, "gemmshim:   %-64s %7s %10s %10s %8s %9s  %s\n", "signature", "calls",
-            "ours_us", "cublas_us", "speedup", "max_err", "route");
-    if (csv)
-        fprintf(csv, "signature,calls,ours_us,cublas_us,speedup,max_err,route\n");
-    if (json)
-        fputs("{\"version\": 1, \"rows\": [", json);
-    int rows = 0;
-    for (unsigned i = 0; i < n_sigs; ++i) {
-        sig_t *sg = sig_order[i];
+    size_t n = 0;
+    for (unsigned i = 0; i < n_sigs; ++i)
+        n += sig_order[i]->ab_turns != 0;
+    gs_ab_row_t *out = n ? calloc(n, sizeof *out) : NULL;
+    n = 0;
+    for (unsigned i = 0; out && i < n_sigs; ++i) {
+        const sig_t *sg = sig_order[i];
         if (!sg->ab_turns)
             continue;
-        double o = sg->ours_n ? 1e3 * sg->ours_ms / sg->ours_n : NAN;
-        double c = sg->cublas_n ? 1e3 * sg->cublas_ms / sg->cublas_n : NAN;
-        double sp = o > 0 && c > 0 ? c / o : NAN;
-        double err = sg->err_known ? sg->max_err : NAN;
-        fprintf(out, "gemmshim:   %-64s %7llu %10.2f %10.2f %7.3fx %9.2e  %s\n", sg->shape,
-                (unsigned long long)sg->ab_turns, o, c, sp, err, sg->kernel);
-        if (csv)
-            fprintf(csv, "\"%s\",%llu,%.3f,%.3f,%.4f,%.3e,%s\n", sg->shape,
-                    (unsigned long long)sg->ab_turns, o, c, sp, err, sg->kernel);
-        if (json) {
-            fputs(rows ? ",\n  {" : "\n  {", json);
-            fputs("\"signature\": ", json);
-            json_str(json, sg->shape);
-            fprintf(json, ", \"calls\": %llu", (unsigned long long)sg->ab_turns);
-            /* JSON has no NaN: an unmeasured side is null */
-            fputs(", \"ours_us\": ", json);
-            o == o ? fprintf(json, "%.3f", o) : fputs("null", json);
-            fputs(", \"cublas_us\": ", json);
-            c == c ? fprintf(json, "%.3f", c) : fputs("null", json);
-            fputs(", \"speedup\": ", json);
-            sp == sp ? fprintf(json, "%.4f", sp) : fputs("null", json);
-            fputs(", \"max_err\": ", json);
-            err == err ? fprintf(json, "%.3e", err) : fputs("null", json);
-            fputs(", \"route\": ", json);
-            json_str(json, sg->kernel);
-            fputc('}', json);
-        }
-        ++rows;
+        gs_ab_row_t *r = &out[n++];
+        snprintf(r->signature, sizeof r->signature, "%s", sg->shape);
+        snprintf(r->route, sizeof r->route, "%s", sg->kernel);
+        r->calls = sg->ab_turns;
+        r->ours_us = sg->ours_n ? 1e3 * sg->ours_ms / sg->ours_n : NAN;
+        r->cublas_us = sg->cublas_n ? 1e3 * sg->cublas_ms / sg->cublas_n : NAN;
+        r->speedup = r->ours_us > 0 && r->cublas_us > 0 ? r->cublas_us / r->ours_us : NAN;
+        r->max_err = sg->err_known ? sg->max_err : NAN;
     }
-    if (json)
-        fputs("\n]}\n", json);
-    fprintf(out, "gemmshim: ab report: %d signatures\n", rows);
-    fflush(out);
-    if (csv)
-        fclose(csv);
-    if (json)
-        fclose(json);
     pthread_mutex_unlock(&lock);
+    *rows = out;
+    return out ? n : 0;
 }

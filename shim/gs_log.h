@@ -1,22 +1,21 @@
-/* Messages, the per-signature call log and the exit summary. */
+/* The per-signature call log, the statistics and the exit summary. The
+ * lines go through the message sink (gs_sink.h: gs_msg, gs_log_line); the ab
+ * report files are written by gs_report.c. */
 #ifndef GS_LOG_H
 #define GS_LOG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gs_config.h"
 #include "gs_dispatch.h"
 #include "gs_problem.h"
+#include "gs_sink.h"
 
-/* Open the sink named by the configuration (called once by gs_cfg). */
+/* Open the sink named by the configuration (called once by gs_cfg) and make
+ * the statistics fork-safe: a forked child starts with its own, empty ones
+ * (its summary and report are its own calls only). */
 void gs_log_open(const gs_config_t *c);
-
-/* A problem the user must see (bad setting, missing symbol, fallback):
- * always on stderr, and in the log file too when there is one. */
-void gs_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* An informational line, written only when GEMMSHIM_LOG is set. */
-void gs_log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Count a call; the first call of each distinct signature (entry point,
  * types, transposes, sizes, route) writes one line. `kernel` names what ran
@@ -30,7 +29,8 @@ void gs_log_fallback(const gs_problem_t *p, const char *kernel, const char *erro
 /* GPU time of one call, measured with events (shim/gs_timing.c). */
 void gs_log_add_time(gs_route_t route, double ms);
 
-/* The summary table (calls and time share per route); run at exit. */
+/* The summary table (calls and time share per route) as one block in the
+ * log; run at exit (by a forked child only if it made calls). */
 void gs_log_summary(void);
 
 /* The report (signature lines with call counts, then the summary) to a
@@ -50,8 +50,22 @@ gs_sig_t *gs_log_ab_turn(const gs_problem_t *p, const gs_decision_t *dec, const 
                          uint64_t *turn);
 void gs_log_ab_time(gs_sig_t *s, int ours, double ms);
 void gs_log_ab_error(gs_sig_t *s, double rel);
-/* The table (to the log, else stderr), and PREFIX.csv / PREFIX.json. */
+/* The table (to the log, else stderr), and PREFIX.csv / PREFIX.json
+ * (naming per process: gs_report.h). Defined in gs_report.c. */
 void gs_log_ab_report(const char *prefix);
+
+/* One signature's A/B result: times are mean microseconds per timed call,
+ * NaN where unmeasured (speedup = cublas_us / ours_us). */
+typedef struct gs_ab_row {
+    char signature[160];
+    char route[64];
+    uint64_t calls;
+    double ours_us, cublas_us, speedup, max_err;
+} gs_ab_row_t;
+/* The signatures that had A/B turns, in first-seen order: an array from
+ * malloc (the caller frees) in *rows, its length returned; 0 with *rows
+ * NULL when there are none (or no memory). */
+size_t gs_log_ab_rows(gs_ab_row_t **rows);
 
 /* "cublasGemmEx_64" etc. */
 const char *gs_entry_name(gs_entry_t e, int is_64);
