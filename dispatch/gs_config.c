@@ -193,6 +193,39 @@ static void parse_test_device(gs_config_t *c, const char *v)
     c->test_dev.l2_bytes = 50u << 20;
 }
 
+/* "workspace,launch": the shim's own device calls that fail on purpose
+ * (fault-injection tests; shim/gs_hooks.h). */
+static void parse_test_faults(gs_config_t *c, const char *v)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } faults[] = {{"device", GS_FAULT_DEVICE},
+                  {"workspace", GS_FAULT_WORKSPACE},
+                  {"scratch", GS_FAULT_SCRATCH},
+                  {"launch", GS_FAULT_LAUNCH}};
+    if (!v)
+        return;
+    unsigned bits = 0;
+    for (const char *s = v;;) {
+        const size_t len = strcspn(s, ",");
+        size_t i = 0;
+        while (i < sizeof faults / sizeof faults[0] &&
+               !(strlen(faults[i].name) == len && !strncmp(s, faults[i].name, len)))
+            ++i;
+        if (i == sizeof faults / sizeof faults[0]) {
+            reject(c, "GEMMSHIM_TEST_FAULTS='%.64s' is not a list of: device, workspace, "
+                      "scratch, launch", v);
+            return;
+        }
+        bits |= faults[i].bit;
+        s += len;
+        if (!*s++)
+            break;
+    }
+    c->test_faults = bits;
+}
+
 int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
 {
     memset(c, 0, sizeof *c);
@@ -252,6 +285,7 @@ int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
     if (pd)
         parse_bool(c, "GEMMSHIM_PDL", pd, &c->pdl);
     parse_test_device(c, get("GEMMSHIM_TEST_DEVICE"));
+    parse_test_faults(c, get("GEMMSHIM_TEST_FAULTS"));
     if (c->error) {
         c->routing.mode = GS_MODE_OFF;
         return -1;

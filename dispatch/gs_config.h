@@ -41,6 +41,14 @@ typedef struct gs_routing {
     unsigned pingpong_configs;     /* bit (1u << gs_pingpong_config_t) allowed */
 } gs_routing_t;
 
+/* Fault injection at the shim's own device calls (shim/gs_hooks.h). */
+enum {
+    GS_FAULT_DEVICE = 1u << 0,    /* the device query fails */
+    GS_FAULT_WORKSPACE = 1u << 1, /* the workspace allocation fails */
+    GS_FAULT_SCRATCH = 1u << 2,   /* verify's scratch allocation fails */
+    GS_FAULT_LAUNCH = 1u << 3,    /* every kernel launch fails */
+};
+
 typedef struct gs_config {
     gs_routing_t routing;
     int log_enabled;
@@ -59,6 +67,7 @@ typedef struct gs_config {
     int pdl;                       /* GEMMSHIM_PDL (default 1): programmatic dependent launch */
     int test_device;               /* GEMMSHIM_TEST_DEVICE given */
     gs_device_t test_dev;
+    unsigned test_faults;          /* GEMMSHIM_TEST_FAULTS: GS_FAULT_* bits */
     int error;                     /* a value was rejected */
     char error_msg[512];           /* the first rejection, one line */
 } gs_config_t;

@@ -6,6 +6,7 @@
 #include "gs_serve.h"
 #include "gs_compat.h"
 #include "gs_decide.h"
+#include "gs_hooks.h"
 #include "gs_dispatch.h"
 #include "gs_kernels.h"
 #include "gs_lt.h"
@@ -95,10 +96,6 @@ static gs_served_t forward_because(const gs_problem_t *p, const char *why, void 
     return forward(p, &dec, stream);
 }
 
-/* Launch the chosen kernel; 0 or a cudaError_t. With launch == 0 (a device
- * simulated by GEMMSHIM_TEST_DEVICE) only the kernel's name is set and -1
- * returned: nothing is ever launched on a pretended device, also where a
- * real GPU with other properties exists. */
 static void write_ab_report(void)
 {
     const gs_config_t *cfg = gs_cfg();
@@ -131,6 +128,8 @@ static gs_served_t ab_cublas_turn(const gs_problem_t *p, const gs_decision_t *de
     return s;
 }
 
+/* The chosen kernel's name, and with launch != 0 its launch: 0 or a
+ * cudaError_t. */
 static int run_route(const gs_problem_t *p, const gs_device_t *d, const gs_decision_t *dec,
                      int launch, const char **kernel)
 {
@@ -148,6 +147,20 @@ static int run_route(const gs_problem_t *p, const gs_device_t *d, const gs_decis
         *kernel = gs_route_name(dec->route);
         return cudaErrorInvalidValue;
     }
+}
+
+/* run_route's launch, as the launch hook takes it */
+typedef struct route_run {
+    const gs_problem_t *p;
+    const gs_device_t *d;
+    const gs_decision_t *dec;
+    const char **kernel;
+} route_run_t;
+
+static int launch_route(void *ctx)
+{
+    const route_run_t *r = ctx;
+    return run_route(r->p, r->d, r->dec, 1, r->kernel);
 }
 
 /* Scratch bytes the chosen route's kernel asks for p (split-K partials). */
@@ -206,16 +219,14 @@ gs_served_t gs_serve(const gs_call_t *c)
         return s;
     }
 
+    const gs_hooks_t *hooks = gs_hooks();
     gs_device_t dev;
-    if (cfg->test_device)
-        dev = cfg->test_dev;
-    else
-        gs_device_query(&dev);
+    hooks->device_query(&dev); /* on failure dev.present = 0: dispatch forwards */
     gs_decision_t dec = gs_decide(&p, &dev, &routing);
     if (dec.route == GS_ROUTE_FORWARD)
         return forward(&p, &dec, hs.stream);
     size_t ws = route_workspace_bytes(&p, &dev, &dec);
-    if (ws && !cfg->test_device) {
+    if (ws && hooks->runs_kernels) {
         char why[112];
         if (gs_workspace_get(dev.ordinal, hs.stream, ws, &p.workspace, &p.workspace_size, why,
                              sizeof why))
@@ -226,7 +237,7 @@ gs_served_t gs_serve(const gs_call_t *c)
     gs_verify_t verify;
     int verifying = 0, timed = timing_wanted(cfg);
     gs_sig_t *ab = NULL;
-    if ((routing.mode == GS_MODE_VERIFY || routing.mode == GS_MODE_AB) && !cfg->test_device) {
+    if ((routing.mode == GS_MODE_VERIFY || routing.mode == GS_MODE_AB) && hooks->runs_kernels) {
         run_route(&p, &dev, &dec, 0, &kernel); /* the name only */
         uint64_t turn = 0;
         if (routing.mode == GS_MODE_AB && (ab = gs_log_ab_turn(&p, &dec, kernel, &turn))) {
@@ -243,16 +254,17 @@ gs_served_t gs_serve(const gs_call_t *c)
     }
     /* started after the verify's reference work: only our kernel is timed */
     int slot = timed ? gs_timing_begin(hs.stream) : -1;
-    int err = run_route(&p, &dev, &dec, !cfg->test_device, &kernel);
+    route_run_t run = {&p, &dev, &dec, &kernel};
+    int err = hooks->launch(launch_route, &run);
     if (verifying && err)
         gs_verify_cancel(&verify, &p);
     else if (verifying)
         gs_verify_end(&verify, &p);
     if (err) {
+        if (!kernel) /* the hook ran no launch: the name alone */
+            run_route(&p, &dev, &dec, 0, &kernel);
         gs_timing_cancel(slot);
-        gs_log_fallback(&p, kernel, cfg->test_device
-                                        ? "GEMMSHIM_TEST_DEVICE: simulated device, not launched"
-                                        : cudaGetErrorName((cudaError_t)err));
+        gs_log_fallback(&p, kernel, gs_hook_error_name(err));
         char why[112];
         snprintf(why, sizeof why, "fallback: %s failed to launch", kernel);
         gs_served_t s = forward_because(&p, why, hs.stream);

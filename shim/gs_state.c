@@ -1,5 +1,6 @@
 #include "gs_state.h"
 #include "gs_dispatch.h"
+#include "gs_hooks.h"
 #include "gs_log.h"
 
 #include <pthread.h>
@@ -22,6 +23,7 @@ static const char *env(const char *name)
 static void init(void)
 {
     gs_config_parse(&config, env);
+    gs_hooks_init(&config);
     char msg[GS_PATH_MAX + 256];
     if (config.table_path[0] && gs_table_load(config.table_path, msg, sizeof msg)) {
         /* a routing table that cannot be trusted: pass everything through */

@@ -1,5 +1,6 @@
 #include "gs_verify.h"
 #include "gs_compat.h"
+#include "gs_hooks.h"
 #include "gs_kernels.h"
 #include "gs_log.h"
 #include "gs_lt.h"
@@ -28,7 +29,7 @@ typedef struct verdict {
 
 static verdict_t *verdicts; /* pinned, SLOTS of them */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned long long checked, mismatches;
+static unsigned long long checked, mismatches, unverified;
 static double worst;
 static int said_capture, said_alloc, said_busy, init_failed;
 
@@ -36,11 +37,11 @@ static void report_at_exit(void)
 {
     cudaDeviceSynchronize(); /* deliver the verdicts still on their streams */
     pthread_mutex_lock(&lock);
-    unsigned long long c = checked, m = mismatches;
+    unsigned long long c = checked, m = mismatches, u = unverified;
     double w = worst;
     pthread_mutex_unlock(&lock);
     gs_msg("verify: %llu routed calls compared with cuBLAS, %llu mismatches, largest relative "
-           "difference %.3g", c, m, w);
+           "difference %.3g; %llu routed calls not compared", c, m, w, u);
     if (m && gs_cfg()->verify_fail == GS_VERIFY_EXIT) {
         fflush(NULL);
         _exit(3); /* GEMMSHIM_VERIFY_FAIL=exit: the process fails */
@@ -119,8 +120,18 @@ static void CUDART_CB deliver(void *arg)
     __atomic_store_n(&v->busy, 0, __ATOMIC_RELEASE);
 }
 
+static int count_unverified(void)
+{
+    pthread_mutex_lock(&lock);
+    ++unverified;
+    pthread_mutex_unlock(&lock);
+    return -1;
+}
+
+/* A routed call that is not compared: counted, and the reason said once. */
 static int say_once(int *flag, const char *what)
 {
+    count_unverified();
     if (!__atomic_exchange_n(flag, 1, __ATOMIC_ACQ_REL))
         gs_msg("verify: %s (said once)", what);
     return -1;
@@ -151,7 +162,7 @@ int gs_verify_begin(const gs_call_t *c, const gs_problem_t *p, const char *kerne
         return say_once(&init_failed, "no pinned memory for verdicts; nothing is verified");
     const gs_real_table_t *real = gs_real(c->lt ? GS_LIB_CUBLASLT : GS_LIB_CUBLAS);
     if (c->lt ? !real->cublasLtMatmul : !real->cublasGemmStridedBatchedEx_64)
-        return -1;
+        return count_unverified();
     v->slot = -1;
     for (int i = 0; i < SLOTS && v->slot < 0; ++i)
         if (!__atomic_exchange_n(&verdicts[i].busy, 1, __ATOMIC_ACQ_REL))
@@ -160,7 +171,7 @@ int gs_verify_begin(const gs_call_t *c, const gs_problem_t *p, const char *kerne
         return say_once(&said_busy, "too many verdicts in flight; some calls not verified");
     v->c_bytes = c_span(p);
     size_t bytes = (v->c_bytes + 15) / 16 * 16 + 3 * sizeof(double);
-    if (cudaMallocAsync(&v->scratch, bytes, s) != cudaSuccess) {
+    if (gs_hooks()->alloc_async(&v->scratch, bytes, s) != cudaSuccess) {
         __atomic_store_n(&verdicts[v->slot].busy, 0, __ATOMIC_RELEASE);
         return say_once(&said_alloc, "no device memory for the reference result");
     }
@@ -184,7 +195,7 @@ int gs_verify_begin(const gs_call_t *c, const gs_problem_t *p, const char *kerne
     if (st != CUBLAS_STATUS_SUCCESS) {
         gs_msg("verify: cuBLAS refused the reference call (status %d); not verified", (int)st);
         gs_verify_cancel(v, p);
-        return -1;
+        return count_unverified();
     }
     verdict_t *vd = &verdicts[v->slot];
     snprintf(vd->what, sizeof vd->what, "%s %c%c m=%lld n=%lld k=%lld batch=%lld on %s",
@@ -205,6 +216,7 @@ void gs_verify_end(gs_verify_t *v, const gs_problem_t *p)
         cudaLaunchHostFunc(s, deliver, vd)) {
         gs_msg("verify: could not enqueue the comparison; not verified");
         gs_verify_cancel(v, p);
+        count_unverified();
         return;
     }
     cudaFreeAsync(v->scratch, s);

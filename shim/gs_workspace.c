@@ -1,6 +1,7 @@
 /* The per-(device, stream) split-K workspace; see gs_workspace.h. */
 #include "gs_workspace.h"
 #include "gs_capture.h"
+#include "gs_hooks.h"
 #include "gs_kernels.h"
 #include "gs_state.h"
 
@@ -114,7 +115,7 @@ int gs_workspace_get(int device, void *stream, size_t bytes, void **ptr, size_t 
     size_t want = grown_size(bytes, cap);
     void *p = NULL;
     gs_capture_mode_t mode = gs_capture_relax();
-    cudaError_t e = cudaMalloc(&p, want);
+    cudaError_t e = (cudaError_t)gs_hooks()->alloc(&p, want);
     if (e == cudaSuccess)
         e = capturing ? zero_now(p, flag_bytes(want))
                       : cudaMemsetAsync(p, 0, flag_bytes(want), (cudaStream_t)stream);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -318,10 +318,37 @@ PY
     echo "$out" | grep -q 'running under gemmshim' || { echo "FAIL: shim not in effect"; exit 1; }
     echo "$out" | grep -q -- '-> sgemm_warptile' || { echo "FAIL: nothing routed"; exit 1; }
     ;;
+  faults)
+    # the shim's own device calls failing on purpose (GEMMSHIM_TEST_FAULTS):
+    # each program still passes (sample_app compares every call with the real
+    # cuBLAS, the sweep with fp64), and the log says what the shim did instead
+    fault_run() { # FAULT PATTERN PROGRAM...: PROGRAM passes, its log or output shows PATTERN
+      local fault=$1 pattern=$2 out=$logdir/faults-$1.out
+      shift 2
+      rm -f "$log"
+      GEMMSHIM_TEST_FAULTS=$fault GEMMSHIM_POLICY=eligible run "$@" >"$out" 2>&1; rc=$?
+      [ $rc -ne 77 ] || { cat "$out"; exit 77; }
+      [ $rc -eq 0 ] || { echo "FAIL: $* with GEMMSHIM_TEST_FAULTS=$fault: rc=$rc"; cat "$out" "$log"; exit 1; }
+      grep -q -- "$pattern" "$log" "$out" ||
+        { echo "FAIL: GEMMSHIM_TEST_FAULTS=$fault: nothing says '$pattern'"; cat "$out" "$log"; exit 1; }
+      echo "faults: $fault: $(basename "$1") passed; the shim said '$pattern'"
+    }
+    fault_run device "-> forward (no CUDA device)" "$bin/sample_app"
+    fault_run launch "launch failure injected by GEMMSHIM_TEST_FAULTS" "$bin/sample_app"
+    grep -q "fallbacks" "$log" && ! grep -q "summary: .* 0 fallbacks" "$log" ||
+      { echo "FAIL: GEMMSHIM_TEST_FAULTS=launch: no fallback counted"; cat "$log"; exit 1; }
+    fault_run workspace "-> forward (split-K workspace: cudaErrorMemoryAllocation)" \
+      "$bin/test_sgemm_sweep"
+    GEMMSHIM_MODE=verify fault_run scratch "verify: no device memory for the reference result" \
+      "$bin/sample_app"
+    grep -Eq 'verify: 0 routed calls compared with cuBLAS, 0 mismatches.*; [1-9][0-9]* routed calls not compared' \
+      "$logdir/faults-scratch.out" ||
+      { echo "FAIL: GEMMSHIM_TEST_FAULTS=scratch: the count of calls not compared is missing"; cat "$logdir/faults-scratch.out"; exit 1; }
+    ;;
   sample)
     run "$bin/sample_app"; rc=$?
     cat "$log"
     exit $rc
     ;;
-  *) echo "usage: $0 sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
+  *) echo "usage: $0 sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
 esac

@@ -209,6 +209,28 @@ static void kernels(void)
     CHECK_CONTAINS(c.error_msg, "'bogus'");
 }
 
+static void test_faults(void)
+{
+    gs_config_t c;
+    CHECK_EQ_INT(parse_env(&c, NULL), 0);
+    CHECK_EQ_INT(c.test_faults, 0);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TEST_FAULTS", "launch", NULL), 0);
+    CHECK_EQ_INT(c.test_faults, GS_FAULT_LAUNCH);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TEST_FAULTS", "scratch,workspace,device,launch", NULL),
+                 0);
+    CHECK_EQ_INT(c.test_faults,
+                 GS_FAULT_SCRATCH | GS_FAULT_WORKSPACE | GS_FAULT_DEVICE | GS_FAULT_LAUNCH);
+    CHECK_EQ_INT(c.routing.mode, GS_MODE_ON);
+    const char *bad[] = {"", "launch,", ",launch", "launch,,device", "Launch", "launch ",
+                         "disk", "launchx"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TEST_FAULTS", bad[i], NULL), -1);
+        CHECK_EQ_INT(c.test_faults, 0);
+        CHECK_EQ_INT(c.routing.mode, GS_MODE_OFF);
+        CHECK_CONTAINS(c.error_msg, "GEMMSHIM_TEST_FAULTS");
+    }
+}
+
 static void test_device(void)
 {
     gs_config_t c;
@@ -326,6 +348,7 @@ int main(void)
     good_values();
     kernels();
     test_device();
+    test_faults();
     bad_values();
     paths();
     CHECK_STR_EQ(gs_family_name(GS_FAMILY_SGEMM_SIMT), "sgemm_simt");
