@@ -1,21 +1,88 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh clone: installs what is missing (Debian
-# packages: cmake, bats, libopenblas-dev), builds, and runs CTest (C unit
-# tests, the recording-fake forwarding tests, the BATS suites and the GPU
-# tests, which report "skipped" with the reason where no GPU exists;
-# GEMMSHIM_REQUIRE_GPU=1 makes a missing GPU a failure).
-set -euo pipefail
+# The whole test suite, from a fresh clone. tools/ensure-deps.sh installs the
+# Debian packages that are missing (cmake, bats, libopenblas-dev, binutils,
+# pkg-config, python3, clang with its libFuzzer runtime; python3-matplotlib
+# where python3 is Debian's) and says what and why. Then, each in its own
+# build directory:
+#   1. the Release build and every CTest test: C unit tests, the recording-
+#      fake forwarding tests, the BATS suites, the fuzzers (bounded time,
+#      GEMMSHIM_FUZZ_SECONDS each), the SASS reference check and the GPU
+#      tests, which report "skipped" with the reason where no GPU exists
+#      (GEMMSHIM_REQUIRE_GPU=1 makes a missing GPU a failure);
+#   2. the host code under AddressSanitizer + UndefinedBehaviorSanitizer:
+#      every CPU test;
+#   3. the same CPU tests under ThreadSanitizer (the threaded ones are
+#      tests/bats/25-threads.bats and the C API test).
+# GEMMSHIM_SANITIZERS=0 skips 2 and 3. Exit status: non-zero if any failed.
+set -uo pipefail
 cd "$(dirname "$0")"
 build=${GEMMSHIM_BUILD_DIR:-build}
 
-. tools/ensure-deps.sh
+. tools/ensure-deps.sh || exit 1
 
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release
-cmake --build "$build" -j"$(nproc)"
-cd "$build"
-ctest --output-on-failure
-# CTest lists skipped tests without their output: say why they skipped.
-if grep -q '^SKIP' Testing/Temporary/LastTest.log 2>/dev/null; then
-  echo "Skipped tests said:"
-  grep -h '^SKIP' Testing/Temporary/LastTest.log | sort -u | sed 's/^/  /'
+# ccache, where installed, lets the sanitizer builds reuse the CUDA objects
+# (their device code is built with the same flags as the Release build's).
+launcher=()
+if command -v ccache >/dev/null; then
+  for lang in C CXX CUDA; do launcher+=("-DCMAKE_${lang}_COMPILER_LAUNCHER=ccache"); done
 fi
+
+# The plot test needs matplotlib: where python3 lacks it, a private venv in
+# the build directory gets it (the user's Python environment is not touched).
+if ! python3 -c 'import matplotlib' 2>/dev/null; then
+  venv=$PWD/$build/venv
+  if [ ! -x "$venv/bin/python3" ] || ! "$venv/bin/python3" -c 'import matplotlib' 2>/dev/null; then
+    echo "test.sh: python3 has no matplotlib: installing it into the private venv $venv (for the plot tests)"
+    mkdir -p "$build"
+    { python3 -m venv "$venv" && "$venv/bin/python3" -m pip install -q matplotlib; } >/dev/null 2>&1 ||
+      echo "test.sh: the venv could not be made: the plot tests skip, saying why"
+  fi
+  [ -x "$venv/bin/python3" ] && export PATH="$venv/bin:$PATH"
+fi
+
+failed=()
+# suite NAME DIR "CMAKE ARGS" CTEST ARGS...
+suite() {
+  local name=$1 dir=$2 cmake_args=$3
+  shift 3
+  echo "== $name ($dir)"
+  mkdir -p "$dir"
+  # shellcheck disable=SC2086 # cmake_args is a word list
+  if ! cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" $cmake_args >"$dir/configure.log" 2>&1; then
+    tail -20 "$dir/configure.log"
+    failed+=("$name (configure)")
+    return
+  fi
+  if ! cmake --build "$dir" -j"$(nproc)"; then
+    failed+=("$name (build)")
+    return
+  fi
+  (cd "$dir" && ctest --output-on-failure "$@") || failed+=("$name")
+  # CTest lists skipped tests without their output: say why they skipped.
+  if grep -q '^SKIP' "$dir/Testing/Temporary/LastTest.log" 2>/dev/null; then
+    echo "Skipped tests said:"
+    grep -h '^SKIP' "$dir/Testing/Temporary/LastTest.log" | sort -u | sed 's/^/  /'
+  fi
+  if grep -q ' # skip' "$dir/Testing/Temporary/LastTest.log" 2>/dev/null; then
+    echo "Skipped BATS cases said:"
+    grep -h ' # skip' "$dir/Testing/Temporary/LastTest.log" | sort -u | sed 's/^/  /'
+  fi
+}
+
+suite "Release build, every test" "$build" "-DGEMMSHIM_SANITIZE="
+if [ "${GEMMSHIM_SANITIZERS:-1}" != 0 ]; then
+  # the CPU tests: not the GPU tests (label gpu), the fuzzers (built with
+  # their own sanitizers) or the SASS check (a Release-build property)
+  suite "AddressSanitizer + UndefinedBehaviorSanitizer, CPU tests" "$build-asan" \
+    "-DGEMMSHIM_SANITIZE=address,undefined -DGEMMSHIM_BUILD_BENCH=ON" \
+    -LE gpu -E '^(fuzz_|sass_)'
+  suite "ThreadSanitizer, CPU tests" "$build-tsan" \
+    "-DGEMMSHIM_SANITIZE=thread -DGEMMSHIM_BUILD_BENCH=ON" \
+    -LE gpu -E '^(fuzz_|sass_)'
+fi
+
+if [ ${#failed[@]} -gt 0 ]; then
+  printf 'test.sh: FAILED: %s\n' "${failed[@]}"
+  exit 1
+fi
+echo "test.sh: every suite passed"
