@@ -230,11 +230,7 @@ def drops_of(index, own):
     return own + [pred for pred, first in KERNEL_CHANGES if index < names.index(first)]
 
 
-NOTE = ("their pingpong-k, pingpong-sq and prefill rows dropped for h200-all .. h100-default-policy: "
-        "measured before the session-3 epilogue; their skinny_ring rows: before the session-4 staged "
-        "epilogue and workspace split; pingpong_128x128x64 rows with k >= 512 of the session-3 files: "
-        "before the session-4 early tensor-core handover; pingpong rows of TN 8448x9216 with k <= 256 "
-        "of every file before h200-pingpong-s5.csv: before the session-5 all-of-m raster for short k; pingpong rows of the deepk suite or split 2, 4 or 8 ways of every file before h200-deepk-s6.csv: before the session-6 register-sum split epilogue; unsplit pingpong_128x128x64 rows with k <= 256 of every file before h200-pingpong-s7.csv: before the session-7 short-K variant (batched epilogue); pingpong_128x128x64 rows with k > 256 of h200-pingpong-s7 and h100-pingpong-s7: a build with a reverted change; every pingpong row of every file before h200-pingpong-s8.csv: before the session-8 epilogue (no ragged-tile test per sub-tile); every pingpong and skinny row of every file before h200-suites-s9.csv: before the session-9 programmatic dependent launch; unsplit pingpong_coop_256x128x64 rows of every file before h200-suites-s10.csv: before the session-10 deferred epilogue; the default-policy runs re-time what the table routed, so a class that measured below 0.98 there is forwarded; the graph-timed files (session 13, with and without a plain kernel between the calls) count like another run, and so do PyTorch's decode calls timed in place (bench/torch_decode_ab.py): the lowest reading of the ways of launching stands; unsplit pingpong_coop_256x128x64 rows of shapes it now runs stream-K of every file before h200-s15-streamk-ab.csv: before the session-15 stream-K; of the session-15 stream-K A/B files, the rows of the plan the shipped rule does not pick")
+NOTE = "Which rows of those files were dropped, and why: bench/regen_table.py."
 
 
 def main(argv):
@@ -253,18 +249,8 @@ def main(argv):
                 w.writeheader()
                 w.writerows(rows)
             paths.append(path)
-        rc = subprocess.call([sys.executable, os.path.join(HERE, "table_from_csv.py"), "90", out] + paths)
-        if rc:
-            return rc
-    # the generator names its inputs; say what was dropped from them
-    with open(out) as f:
-        text = f.read()
-    first, rest = text.split("\n", 1)
-    first = first.replace(tempfile.gettempdir(), "").replace("; do not edit by hand.",
-                                                             f" ({NOTE}); do not edit by hand.")
-    with open(out, "w") as f:
-        f.write(first + "\n" + rest)
-    return 0
+        return subprocess.call([sys.executable, os.path.join(HERE, "table_from_csv.py"),
+                                "--note", NOTE, "90", out] + paths)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Write dispatch/gs_table_data.h (or a routing table file) from bench_ab CSV
-files or gemmshim ab reports (GEMMSHIM_REPORT.csv).
+files or gemmshim ab reports (GEMMSHIM_REPORT.csv). Both hold the same text,
+"gemmshim-table 1" and one entry a line (the header as C string literals:
+dispatch/gs_table.c parses the built-in table with the file parser).
 
 Every measured shape becomes one entry per GPU model (the lowest of its
 measurements on that model: route, kernel configuration, compute capability,
@@ -10,7 +12,7 @@ entries of its own model where there are any and otherwise the lowest over
 all models (dispatch/gs_table.c). Rows of gemmshim ab reports carry no
 model: they apply to any GPU.
 
-usage: table_from_csv.py CC OUT.h FILE.csv [FILE.csv ...]     (CC: 90 for sm_90)
+usage: table_from_csv.py [--note TEXT] CC OUT.h FILE.csv [...]  (CC: 90 for sm_90)
        table_from_csv.py --text CC OUT.table FILE.csv [...]   (a routing table file
        for GEMMSHIM_TABLE / gemmshim_load_table, format "gemmshim-table 1")
        table_from_csv.py --shapes REPORT.csv [...]            (the distinct shapes of
@@ -20,8 +22,9 @@ usage: table_from_csv.py CC OUT.h FILE.csv [FILE.csv ...]     (CC: 90 for sm_90)
 import csv
 import decimal
 import sys
+import textwrap
 
-DTYPES = {"f32": "GS_DT_F32", "bf16": "GS_DT_BF16", "f16": "GS_DT_F16"}
+DTYPES = ("f32", "bf16", "f16")  # the input types a table entry may name
 
 
 def gpu_key(name):
@@ -40,19 +43,24 @@ def kernel_choice(part):
 
 
 def route_of(kernel):
-    """(route, config enum) of a kernel name as the shim logs it, or None."""
+    """(family, configuration) of a kernel name as the shim logs it, as a
+    table entry names them ("-": a family of one configuration), or None."""
     if kernel.startswith("sgemm_warptile"):
-        return ("GS_ROUTE_SGEMM_SIMT", "0")  # one route; run() picks the tile
+        return ("sgemm_simt", "-")  # one configuration; run() picks the tile
     if kernel.startswith("skinny_"):
-        return ("GS_ROUTE_SKINNY", "0")  # one route; run() picks the n bucket
+        return ("skinny", "-")  # one configuration; run() picks the n bucket
     if kernel.startswith("pingpong_"):
-        # pingpong_coop_256x128x64 -> GS_PINGPONG_COOP_256x128x64
         # the split factor ("_splitk33") and stream-K ("_streamk") are the
-        # kernel's own choice for the shape, not a config
-        parts = [p for p in kernel[len("pingpong_"):].split("_") if not kernel_choice(p)]
-        return ("GS_ROUTE_PINGPONG",
-                "GS_PINGPONG_" + "_".join(p if p[0].isdigit() else p.upper() for p in parts))
+        # kernel's own choice for the shape, not a configuration
+        return ("pingpong", "_".join(p for p in kernel.split("_") if not kernel_choice(p)))
     return None
+
+
+def entry_text(cc, r):
+    """One table entry: FAMILY CONFIG CC DTYPE LAYOUT M N K SPEEDUP [GPU]."""
+    family, config = route_of(r["route"])
+    return (f'{family} {config} {cc} {r["dtype"]} {r["layout"]} {r["m"]} {r["n"]} {r["k"]} '
+            f'{ratio_text(r["speedup"])} {gpu_key(r["gpu"])}').rstrip()
 
 
 def rows_of(path):
@@ -112,14 +120,7 @@ def text_table(cc, out, paths):
         f.write("gemmshim-table 1\n# route config cc dtype layout m n k speedup (cuBLAS time / ours)"
                 " [gpu model; none: any]\n")
         for r in conservative(paths):
-            rc = route_of(r["route"])
-            route = {"GS_ROUTE_SGEMM_SIMT": "sgemm_simt", "GS_ROUTE_SKINNY": "skinny",
-                     "GS_ROUTE_PINGPONG": "pingpong"}[rc[0]]
-            config = ("_".join(p for p in r["route"].split("_") if not kernel_choice(p))
-                      if route == "pingpong" else "-")
-            f.write(f'{route} {config} {cc} {r["dtype"]} {r["layout"]} {r["m"]} {r["n"]} '
-                    f'{r["k"]} {ratio_text(r["speedup"])} {gpu_key(r["gpu"])}'.rstrip()
-                    + f'  # {r["gpu"]}\n')
+            f.write(entry_text(cc, r) + f'  # {r["gpu"]}\n')
             n += 1
     print(f"table_from_csv: {n} entries")
     return 0
@@ -159,26 +160,23 @@ def main(argv):
             print(__doc__, file=sys.stderr)
             return 2
         return text_table(int(argv[2]), argv[3], argv[4:])
+    note = ""
+    if len(argv) >= 3 and argv[1] == "--note":
+        note, argv = argv[2], argv[:1] + argv[3:]
     if len(argv) < 4:
         print(__doc__, file=sys.stderr)
         return 2
     cc, out = int(argv[1]), argv[2]
-    lines, skipped = [], 0
     rows = conservative(argv[3:])
     skipped = sum(len(rows_of(p)) for p in argv[3:]) - len(rows)
-    for r in rows:
-        rc = route_of(r["route"])
-        lines.append(
-            f'{{{rc[0]}, {rc[1]}, {cc}, {DTYPES[r["dtype"]]}, "{r["layout"]}", '
-            f'{int(r["m"])}.0, {int(r["n"])}.0, {int(r["k"])}.0, {ratio_text(r["speedup"])}, "{gpu_key(r["gpu"])}"}}, '
-            f'/* {r["m"]}x{r["n"]}x{r["k"]} {r["gpu"]} */'
-        )
+    lines = [f'"{entry_text(cc, r)}\\n"' for r in rows]
+    head = ("Generated by bench/table_from_csv.py; do not edit by hand. The built-in routing "
+            "table, as the text of a table file (dispatch/gs_table.c): FAMILY CONFIG CC DTYPE "
+            "LAYOUT M N K SPEEDUP (cuBLAS time / ours) GPU. From "
+            + ", ".join(p.split("/")[-1] for p in argv[3:]) + (". " + note if note else "."))
     with open(out, "w") as f:
-        f.write("/* Generated by bench/table_from_csv.py from "
-                + ", ".join(p.split("/")[-1] for p in argv[3:]) + "; do not edit by hand.\n"
-                " * route, config, cc, a_type, layout, m, n, k, ratio (cuBLAS time / ours),"
-                " GPU model */\n")
-        f.write("\n".join(lines) + "\n")
+        f.write("/* " + "\n * ".join(textwrap.wrap(head, 75, break_on_hyphens=False)) + " */\n")
+        f.write('"gemmshim-table 1\\n"\n' + "\n".join(lines) + "\n")
     print(f"table_from_csv: {len(lines)} entries, {skipped} rows skipped (forwarded or unknown)")
     return 0
 

@@ -2,24 +2,13 @@
  * ignored: a bad one makes the whole shim pass-through, with a one-line
  * reason. */
 #include "gs_config.h"
-#include "gs_kernels.h"
+#include "gs_registry.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const family_names[GS_FAMILY_COUNT] = {
-    [GS_FAMILY_SGEMM_SIMT] = "sgemm_simt",
-    [GS_FAMILY_PINGPONG] = "pingpong",
-    [GS_FAMILY_SKINNY] = "skinny",
-};
-
-const char *gs_family_name(gs_family_t f)
-{
-    return (unsigned)f < GS_FAMILY_COUNT ? family_names[f] : "?";
-}
 
 static void reject(gs_config_t *c, const char *fmt, ...)
 {
@@ -79,65 +68,99 @@ static void parse_policy(gs_config_t *c, const char *v)
         reject(c, "GEMMSHIM_POLICY='%.64s' is not one of: table, eligible", v);
 }
 
-/* Comma-separated kernel families (sgemm_simt, pingpong) or single kernel
- * configurations by the name they run under (pingpong_128x128x64, ...), or
- * "all" / "none". */
-static int match_item(gs_routing_t *r, const char *s, size_t len, unsigned *named_cfgs,
-                      int *all_cfgs)
+/* Comma-separated kernel families ("pingpong") or single configurations by
+ * their stable names ("pingpong_128x128x64"), or "all" / "none". */
+static uint64_t item_bits(const char *s, size_t len)
 {
-    for (int f = 0; f < GS_FAMILY_COUNT; ++f) {
-        if (strlen(family_names[f]) == len && !strncmp(s, family_names[f], len)) {
-            r->kernel_mask |= 1u << f;
-            if (f == GS_FAMILY_PINGPONG)
-                *all_cfgs = 1;
-            return 1;
+    char name[64];
+    if (len >= sizeof name)
+        return 0;
+    memcpy(name, s, len);
+    name[len] = '\0';
+    const gs_family_t *f = gs_family_find(name);
+    if (f)
+        return gs_candidates_of_family(f);
+    const int i = gs_candidate_find(name);
+    return i >= 0 ? 1ull << i : 0;
+}
+
+/* Appends to buf (size bytes) at *len, as snprintf does: never past the end. */
+static void append(char *buf, size_t size, size_t *len, const char *sep, const char *name)
+{
+    if (*len < size)
+        *len += (size_t)snprintf(buf + *len, size - *len, "%s%s", *len ? sep : "", name);
+}
+
+static void known_names(char *buf, size_t size)
+{
+    size_t len = 0;
+    if (size)
+        buf[0] = '\0';
+    for (int i = 0; i < gs_family_count(); ++i) {
+        const gs_family_t *f = gs_family_at(i);
+        append(buf, size, &len, ", ", f->name);
+        if (f->n_configs > 1) {
+            char tiles[80];
+            snprintf(tiles, sizeof tiles, "%s_<tile>", f->name);
+            append(buf, size, &len, ", ", tiles);
         }
     }
-    for (int cfg = 0; cfg < GS_PINGPONG_CONFIG_COUNT; ++cfg) {
-        const char *name = gs_pingpong_name((gs_pingpong_config_t)cfg);
-        if (strlen(name) == len && !strncmp(s, name, len)) {
-            r->kernel_mask |= 1u << GS_FAMILY_PINGPONG;
-            *named_cfgs |= 1u << cfg;
-            return 1;
-        }
-    }
-    return 0;
 }
 
 int gs_parse_kernel_list(gs_routing_t *out, const char *v, char *msg, size_t msg_size)
 {
     gs_routing_t r = *out;
-    r.kernel_mask = (1u << GS_FAMILY_COUNT) - 1;
-    r.pingpong_configs = (1u << GS_PINGPONG_CONFIG_COUNT) - 1;
     if (!v || !strcmp(v, "all")) {
+        r.allowed = gs_candidates_all();
         *out = r;
         return 0;
     }
-    r.kernel_mask = 0;
+    r.allowed = 0;
     if (!strcmp(v, "none")) {
         *out = r;
         return 0;
     }
-    unsigned named_cfgs = 0;
-    int all_cfgs = 0;
-    const char *s = v;
-    for (;;) {
-        size_t len = strcspn(s, ",");
-        if (!match_item(&r, s, len, &named_cfgs, &all_cfgs)) {
-            snprintf(msg, msg_size,
-                     "GEMMSHIM_KERNELS: unknown kernel '%.*s' (known: sgemm_simt, pingpong, "
-                     "pingpong_<tile>, skinny, all, none)", (int)(len > 64 ? 64 : len), s);
+    for (const char *s = v;;) {
+        const size_t len = strcspn(s, ",");
+        const uint64_t bits = item_bits(s, len);
+        if (!bits) {
+            char known[256];
+            known_names(known, sizeof known);
+            snprintf(msg, msg_size, "GEMMSHIM_KERNELS: unknown kernel '%.*s' (known: %s, all, none)",
+                     (int)(len > 64 ? 64 : len), s, known);
             return -1;
         }
+        r.allowed |= bits;
         s += len;
         if (!*s)
             break;
         ++s; /* past the comma: an item must follow */
     }
-    if (!all_cfgs && named_cfgs)
-        r.pingpong_configs = named_cfgs;
     *out = r;
     return 0;
+}
+
+void gs_format_kernel_list(const gs_routing_t *r, char *buf, size_t size)
+{
+    size_t len = 0;
+    if (!size)
+        return;
+    buf[0] = '\0';
+    for (int i = 0; i < gs_family_count(); ++i) {
+        const gs_family_t *f = gs_family_at(i);
+        const uint64_t mine = gs_candidates_of_family(f), on = r->allowed & mine;
+        if (on && on == mine) {
+            append(buf, size, &len, ",", f->name);
+            continue;
+        }
+        for (int c = 0; c < f->n_configs; ++c) {
+            const int k = gs_candidate_of(f, c);
+            if (k >= 0 && (on & (1ull << k)))
+                append(buf, size, &len, ",", f->config_name(c));
+        }
+    }
+    if (!len)
+        snprintf(buf, size, "none");
 }
 
 static void parse_kernels(gs_config_t *c, const char *v)

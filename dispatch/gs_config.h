@@ -4,6 +4,9 @@
 
 #include "gs_problem.h"
 
+#include <stddef.h>
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,21 +27,13 @@ typedef enum gs_verify_fail { GS_VERIFY_REPORT = 0, GS_VERIFY_ABORT, GS_VERIFY_E
  * eligible: route every call a kernel can implement (A/B runs, benchmarks). */
 typedef enum gs_policy { GS_POLICY_TABLE = 0, GS_POLICY_ELIGIBLE } gs_policy_t;
 
-/* Kernel families, as named in GEMMSHIM_KERNELS and in logs. */
-typedef enum gs_family {
-    GS_FAMILY_SGEMM_SIMT = 0,
-    GS_FAMILY_PINGPONG,
-    GS_FAMILY_SKINNY,
-    GS_FAMILY_COUNT
-} gs_family_t;
-
 /* What dispatch needs to know of the configuration: the part that the C API
  * (include/gemmshim.h) may change while the application runs. */
 typedef struct gs_routing {
     gs_mode_t mode;
     gs_policy_t policy;
-    unsigned kernel_mask;          /* bit (1u << gs_family_t) allowed */
-    unsigned pingpong_configs;     /* bit (1u << gs_pingpong_config_t) allowed */
+    uint64_t allowed;              /* bit (1 << candidate): the registry's candidates
+                                      (dispatch/gs_registry.h) GEMMSHIM_KERNELS allows */
 } gs_routing_t;
 
 /* Fault injection at the shim's own device calls (shim/gs_hooks.h). */
@@ -80,11 +75,15 @@ typedef const char *(*gs_getenv_fn)(const char *name);
  * error can be logged. Returns 0 if all values were good, -1 otherwise. */
 int gs_config_parse(gs_config_t *c, gs_getenv_fn get);
 
-/* Parse a GEMMSHIM_KERNELS-style list into r's kernel_mask and
- * pingpong_configs; 0 on success, -1 (r unchanged, msg says why) otherwise. */
+/* Parse a GEMMSHIM_KERNELS-style list (family or configuration names,
+ * "all", "none") into r->allowed; 0 on success, -1 (r unchanged, msg says
+ * why) otherwise. */
 int gs_parse_kernel_list(gs_routing_t *r, const char *list, char *msg, size_t msg_size);
 
-const char *gs_family_name(gs_family_t f);
+/* r->allowed as a GEMMSHIM_KERNELS list: a family's name where all its
+ * configurations are allowed, else the allowed configurations' names;
+ * "none" when nothing is. */
+void gs_format_kernel_list(const gs_routing_t *r, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

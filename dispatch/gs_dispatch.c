@@ -1,61 +1,36 @@
-/* Route choice. Candidates are tried in order of preference; a candidate is
- * taken only when it is allowed (GEMMSHIM_KERNELS), can implement the problem
- * exactly (its can_implement), and, under the default policy, the tuning
- * table measured it at least GS_MIN_RATIO of cuBLAS for the problem's class.
+/* Route choice. The candidates are every configuration of every registered
+ * family, in the registry's order of preference; a candidate is taken only
+ * when it is allowed (GEMMSHIM_KERNELS), can implement the problem exactly
+ * (its can_implement), and, under the default policy, the routing table
+ * measured it at least GS_MIN_RATIO of cuBLAS for the problem's class.
  * Otherwise the call is forwarded, with the reason. */
 #include "gs_dispatch.h"
-#include "gs_kernels.h"
+#include "gs_registry.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
 const char *gs_route_name(gs_route_t r)
 {
-    switch (r) {
-    case GS_ROUTE_FORWARD: return "forward";
-    case GS_ROUTE_QUICK: return "quick_return";
-    case GS_ROUTE_SGEMM_SIMT: return "sgemm_simt";
-    case GS_ROUTE_PINGPONG: return "pingpong";
-    case GS_ROUTE_SKINNY: return "skinny";
-    default: return "?";
-    }
+    if (r == GS_ROUTE_FORWARD)
+        return "forward";
+    if (r == GS_ROUTE_QUICK)
+        return "quick_return";
+    const gs_family_t *f = gs_family_at(r - GS_ROUTE_FAMILY0);
+    return f ? f->name : "?";
 }
 
-typedef struct candidate {
-    gs_route_t route;
-    gs_family_t family;
-    int config;
-} candidate_t;
-
-/* Every kernel configuration, in order of preference when nothing measured
- * tells them apart: the decode kernel (it only takes few columns), the Hopper
- * tensor-core kernels, then the SIMT one. */
-static size_t list_candidates(candidate_t *out, size_t cap)
+gs_route_t gs_route_of(const gs_family_t *f)
 {
-    size_t n = 0;
-    if (n < cap)
-        out[n++] = (candidate_t){GS_ROUTE_SKINNY, GS_FAMILY_SKINNY, 0};
-    for (int cfg = 0; cfg < GS_PINGPONG_CONFIG_COUNT && n < cap; ++cfg)
-        out[n++] = (candidate_t){GS_ROUTE_PINGPONG, GS_FAMILY_PINGPONG, cfg};
-    if (n < cap)
-        out[n++] = (candidate_t){GS_ROUTE_SGEMM_SIMT, GS_FAMILY_SGEMM_SIMT, 0};
-    return n;
-}
-
-static int can_implement(const candidate_t *k, const gs_problem_t *p, const gs_device_t *d)
-{
-    switch (k->route) {
-    case GS_ROUTE_SGEMM_SIMT: return gs_sgemm_simt_can_implement(p, d);
-    case GS_ROUTE_SKINNY: return gs_skinny_can_implement(p, d);
-    case GS_ROUTE_PINGPONG:
-        return gs_pingpong_can_implement(p, d, (gs_pingpong_config_t)k->config);
-    default: return 0;
-    }
+    for (int i = 0; i < gs_family_count() && i < GS_FAMILIES_MAX; ++i)
+        if (gs_family_at(i) == f)
+            return GS_ROUTE_FAMILY0 + i;
+    return GS_ROUTE_FORWARD;
 }
 
 static gs_decision_t forward(const char *fmt, ...)
 {
-    gs_decision_t dec = {GS_ROUTE_FORWARD, 0, 0.0, ""};
+    gs_decision_t dec = {GS_ROUTE_FORWARD, NULL, 0, 0.0, ""};
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(dec.reason, sizeof dec.reason, fmt, ap);
@@ -88,47 +63,45 @@ gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_
     if (!d->present)
         return forward("no CUDA device");
 
-    candidate_t cands[GS_PINGPONG_CONFIG_COUNT + 2];
-    size_t n = list_candidates(cands, sizeof cands / sizeof cands[0]);
-    int eligible = 0, disabled = 0;
-    const candidate_t *pick = NULL;
+    int eligible = 0, disabled = 0, pick_config = 0;
+    const gs_family_t *pick = NULL, *slow = NULL;
     double pick_ratio = -1.0, best_slow = 0.0;
-    const char *slow_name = NULL;
-    for (size_t i = 0; i < n; ++i) {
-        const candidate_t *k = &cands[i];
-        if (!can_implement(k, p, d))
+    for (int i = 0; i < gs_candidate_count(); ++i) {
+        int config;
+        const gs_family_t *f = gs_candidate(i, &config);
+        if (!f->can_implement(p, d, config))
             continue;
-        if (!(c->kernel_mask & (1u << k->family)) ||
-            (k->route == GS_ROUTE_PINGPONG && !(c->pingpong_configs & (1u << k->config)))) {
+        if (!(c->allowed & (1ull << i))) {
             ++disabled;
             continue;
         }
         ++eligible;
-        double ratio = gs_table_ratio(k->route, k->config, p, d);
+        const double ratio = gs_table_ratio(f, config, p, d);
         if (c->policy == GS_POLICY_TABLE && ratio < GS_MIN_RATIO) {
-            if (!slow_name || ratio > best_slow) {
+            if (!slow || ratio > best_slow) {
                 best_slow = ratio;
-                slow_name = gs_route_name(k->route);
+                slow = f;
             }
             continue;
         }
         if (ratio > pick_ratio) { /* the fastest measured; else the first */
-            pick = k;
+            pick = f;
+            pick_config = config;
             pick_ratio = ratio;
         }
     }
     if (pick) {
-        gs_decision_t dec = {pick->route, pick->config, pick_ratio, ""};
+        gs_decision_t dec = {gs_route_of(pick), pick, pick_config, pick_ratio, ""};
         if (c->policy == GS_POLICY_ELIGIBLE)
             snprintf(dec.reason, sizeof dec.reason, "eligible (GEMMSHIM_POLICY=eligible)");
         else
             snprintf(dec.reason, sizeof dec.reason, "table: %.2fx cuBLAS", pick_ratio);
         return dec;
     }
-    if (slow_name && best_slow > 0.0)
-        return forward("%s measured %.2fx cuBLAS for this class", slow_name, best_slow);
-    if (slow_name)
-        return forward("%s not measured for this class", slow_name);
+    if (slow && best_slow > 0.0)
+        return forward("%s measured %.2fx cuBLAS for this class", slow->name, best_slow);
+    if (slow)
+        return forward("%s not measured for this class", slow->name);
     if (disabled && !eligible)
         return forward("eligible kernels disabled by GEMMSHIM_KERNELS");
     return forward("no kernel implements it (device sm_%d%d, alignment or strides)",

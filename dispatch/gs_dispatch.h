@@ -4,26 +4,31 @@
 #define GS_DISPATCH_H
 
 #include "gs_config.h"
+#include "gs_family.h"
 #include "gs_problem.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum gs_route {
-    GS_ROUTE_FORWARD = 0,  /* the real cuBLAS */
-    GS_ROUTE_QUICK,        /* m == 0 or n == 0: nothing to do */
-    GS_ROUTE_SGEMM_SIMT,
-    GS_ROUTE_PINGPONG,
-    GS_ROUTE_SKINNY,       /* decode shapes: few columns, memory-bound */
-    GS_ROUTE_COUNT
-} gs_route_t;
+/* Where a call went, as counted and logged: forwarded to cuBLAS, answered
+ * at once (an empty result, a NULL scalar), or served by a kernel family
+ * (GS_ROUTE_FAMILY0 + its index in the registry). */
+typedef int gs_route_t;
+enum {
+    GS_ROUTE_FORWARD = 0,
+    GS_ROUTE_QUICK = 1,
+    GS_ROUTE_FAMILY0 = 2,
+    GS_FAMILIES_MAX = 16,
+    GS_ROUTE_COUNT = GS_ROUTE_FAMILY0 + GS_FAMILIES_MAX,
+};
 
 typedef struct gs_decision {
     gs_route_t route;
-    int config;            /* kernel configuration within the route */
-    double table_ratio;    /* measured speed vs cuBLAS for this class, 0 if none */
-    char reason[112];      /* why this route: one line, for logs */
+    const gs_family_t *family; /* the kernel family, NULL unless routed */
+    int config;                /* its configuration */
+    double table_ratio;        /* measured speed vs cuBLAS for this class, 0 if none */
+    char reason[112];          /* why this route: one line, for logs */
 } gs_decision_t;
 
 /* Routes below this measured ratio to cuBLAS are not taken (policy table). */
@@ -31,12 +36,16 @@ typedef struct gs_decision {
 
 gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_routing_t *c);
 
+/* "forward", "quick_return", or the family's name */
 const char *gs_route_name(gs_route_t r);
+gs_route_t gs_route_of(const gs_family_t *f);
 
 /* ---- tuning table (dispatch/gs_table.c) ---- */
-/* Measured speed of `route`/`config` relative to cuBLAS for p's problem
- * class on device d, or 0 when the table has no entry for that class. */
-double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const gs_device_t *d);
+/* Measured speed of family f's configuration `config` relative to cuBLAS
+ * for p's problem class on device d, or 0 when the table has no entry for
+ * that class. */
+double gs_table_ratio(const gs_family_t *f, int config, const gs_problem_t *p,
+                      const gs_device_t *d);
 
 /* Replace the table with a routing table file (format in dispatch/gs_table.c
  * and bench/NOTES.md). Thread-safe. Returns
@@ -64,6 +73,9 @@ int gs_table_load(const char *path, char *msg, size_t msg_size);
  * 0 or GS_TABLE_ERR_FORMAT. */
 int gs_table_load_buffer(const char *name, const char *buf, size_t len, char *msg,
                          size_t msg_size);
+
+/* Entries of the built-in table (0: it did not parse, a build defect). */
+size_t gs_table_builtin_entries(void);
 
 /* Put the built-in table back in force (tests, fuzzing). */
 void gs_table_use_builtin(void);

@@ -23,15 +23,17 @@
  * first), and a GPU the table has never seen gets the most conservative
  * reading.
  *
- * Waves (pingpong route): a neighbour's reading is scaled down by how much
- * less of its persistent grid the problem keeps busy than the measured
- * shape did (gs_pingpong_wave_efficiency; never scaled up). 4096x2304x4096
- * is within the span of 4096x2048x4096 (1.01x) but deals 288 tiles of
- * 256x128 in 3 waves of 132 SMs where 4096x2048 deals 256 in 2: it ran at
- * 0.77x, and its scaled reading is 0.76x (bench/NOTES.md, session 15). */
+ * A family may scale a neighbour's reading to the problem (its
+ * reading_scale: the pingpong family's persistent grid keeps fewer SMs busy
+ * at some shapes than at the measured one).
+ *
+ * The built-in table is the text of a table file (gs_table_data.h, written
+ * by bench/table_from_csv.py), parsed at first use by the same parser as
+ * GEMMSHIM_TABLE files: entries name families and configurations by their
+ * stable names, resolved through the registry. */
 #define _GNU_SOURCE /* strtod_l (and pthread_rwlock, newlocale, O_CLOEXEC) */
 #include "gs_dispatch.h"
-#include "gs_kernels.h" /* configuration names in the generated entries */
+#include "gs_registry.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,7 +48,7 @@
 #include <unistd.h>
 
 typedef struct table_entry {
-    gs_route_t route;
+    const gs_family_t *family;
     int config;
     int cc;            /* 90 = sm_90 */
     gs_dtype_t a_type;
@@ -71,14 +73,40 @@ static double span_dist(double x, double e, double span)
     return fabs(log(x / e));
 }
 
-static const table_entry_t builtin[] = {
+static const char builtin_text[] =
 #include "gs_table_data.h"
-};
+    ;
+static table_entry_t *builtin; /* parsed from builtin_text at first use */
+static size_t builtin_n;
+static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 
-/* The table in force: the built-in one, or one loaded from a file
- * (gs_table_load), swapped under the write lock. */
-static const table_entry_t *table = builtin;
-static size_t table_n = sizeof builtin / sizeof builtin[0];
+static int parse_text(const char *name, const char *buf, size_t len, table_entry_t **out,
+                      size_t *out_n, char *msg, size_t msg_size);
+
+/* A built-in table that does not parse is a build defect (test_table
+ * checks it): said on stderr, and nothing is measured, so the default
+ * policy forwards everything. */
+static void builtin_parse(void)
+{
+    char msg[256];
+    if (parse_text("built-in routing table", builtin_text, sizeof builtin_text - 1, &builtin,
+                   &builtin_n, msg, sizeof msg)) {
+        fprintf(stderr, "gemmshim: %s\n", msg);
+        builtin = NULL;
+        builtin_n = 0;
+    }
+}
+
+size_t gs_table_builtin_entries(void)
+{
+    pthread_once(&builtin_once, builtin_parse);
+    return builtin_n;
+}
+
+/* The table in force: the built-in one (NULL here), or one loaded from a
+ * file (gs_table_load), swapped under the write lock. */
+static table_entry_t *loaded;
+static size_t loaded_n;
 static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
 static unsigned generation; /* bumped by every table swap (decision caches) */
 
@@ -102,37 +130,35 @@ static void nearest_offer(nearest_t *n, double dist, double ratio)
     }
 }
 
-/* e's reading for p: scaled by p's wave efficiency over e's shape's (at
- * most 1) on the pingpong route, as it is elsewhere. Both on this device's
- * SM count: the models measured (H200, H100) have the same 132. */
-static double reading_for(const table_entry_t *e, const gs_problem_t *p, const gs_device_t *d,
-                          double p_eff)
+/* e's reading for p, as e's family scales it (on this device: the models
+ * measured, H200 and H100, have the same SM count). */
+static double reading_for(const table_entry_t *e, const gs_problem_t *p, const gs_device_t *d)
 {
-    if (e->route != GS_ROUTE_PINGPONG)
+    if (!e->family->reading_scale)
         return e->ratio;
-    gs_problem_t q = *p;
-    q.m = (int64_t)e->m;
-    q.n = (int64_t)e->n;
-    q.k = (int64_t)e->k;
-    q.batch = 1; /* measured unbatched */
-    const double e_eff = gs_pingpong_wave_efficiency(&q, d, (gs_pingpong_config_t)e->config);
-    return p_eff < e_eff ? e->ratio * (p_eff / e_eff) : e->ratio;
+    gs_problem_t measured = *p;
+    measured.m = (int64_t)e->m;
+    measured.n = (int64_t)e->n;
+    measured.k = (int64_t)e->k;
+    measured.batch = 1; /* measured unbatched */
+    return e->ratio * e->family->reading_scale(p, &measured, d, e->config);
 }
 
-double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const gs_device_t *d)
+double gs_table_ratio(const gs_family_t *f, int config, const gs_problem_t *p,
+                      const gs_device_t *d)
 {
+    pthread_once(&builtin_once, builtin_parse);
     int cc = d->cc_major * 10 + d->cc_minor;
     char layout[3] = {p->trans_a ? 'T' : 'N', p->trans_b ? 'T' : 'N', 0};
     const double m = floored((double)p->m), n = floored((double)p->n), k = (double)p->k;
     /* the nearest entry of this model (or of none); of every model */
     nearest_t own = {INFINITY, 0.0}, all = {INFINITY, 0.0};
-    const double p_eff = route == GS_ROUTE_PINGPONG
-                             ? gs_pingpong_wave_efficiency(p, d, (gs_pingpong_config_t)config)
-                             : 1.0;
     pthread_rwlock_rdlock(&table_lock);
+    const table_entry_t *table = loaded ? loaded : builtin;
+    const size_t table_n = loaded ? loaded_n : builtin_n;
     for (size_t i = 0; i < table_n; ++i) {
         const table_entry_t *e = &table[i];
-        if (e->route != route || e->config != config || e->cc != cc || e->a_type != p->a_type ||
+        if (e->family != f || e->config != config || e->cc != cc || e->a_type != p->a_type ||
             e->layout[0] != layout[0] || e->layout[1] != layout[1])
             continue;
         if (k < 1)
@@ -143,7 +169,7 @@ double gs_table_ratio(gs_route_t route, int config, const gs_problem_t *p, const
         if (dk < 0)
             continue;
         const double dist = dm + dn + dk;
-        const double ratio = reading_for(e, p, d, p_eff);
+        const double ratio = reading_for(e, p, d);
         if (d->gpu[0] && (!e->gpu[0] || !strcmp(e->gpu, d->gpu)))
             nearest_offer(&own, dist, ratio);
         nearest_offer(&all, dist, ratio);
@@ -175,25 +201,24 @@ static int is_blank(char c)
     return c == ' ' || c == '\t' || c == '\v' || c == '\f';
 }
 
-static int parse_route(const char *route, const char *config, gs_route_t *r, int *cfg)
+/* ROUTE is a family's name, CONFIG one of its configurations' names ("-"
+ * for a family of one configuration). */
+static int parse_route(const char *route, const char *config, const gs_family_t **f, int *cfg)
 {
-    if (!strcmp(route, "sgemm_simt") && !strcmp(config, "-")) {
-        *r = GS_ROUTE_SGEMM_SIMT;
+    const gs_family_t *family = gs_family_find(route);
+    if (!family)
+        return -1;
+    if (!strcmp(config, "-") && family->n_configs == 1) {
+        *f = family;
         *cfg = 0;
         return 0;
     }
-    if (!strcmp(route, "skinny") && !strcmp(config, "-")) {
-        *r = GS_ROUTE_SKINNY;
-        *cfg = 0;
-        return 0;
-    }
-    if (!strcmp(route, "pingpong"))
-        for (int c = 0; c < GS_PINGPONG_CONFIG_COUNT; ++c)
-            if (!strcmp(config, gs_pingpong_name((gs_pingpong_config_t)c))) {
-                *r = GS_ROUTE_PINGPONG;
-                *cfg = c;
-                return 0;
-            }
+    for (int c = 0; c < family->n_configs; ++c)
+        if (!strcmp(config, family->config_name(c))) {
+            *f = family;
+            *cfg = c;
+            return 0;
+        }
     return -1;
 }
 
@@ -284,7 +309,7 @@ static int parse_entry(char *line, table_entry_t *e, locale_t c_locale, char *wh
                  "at most 15 characters)");
         return -1;
     }
-    if (parse_route(f[0], f[1], &e->route, &e->config)) {
+    if (parse_route(f[0], f[1], &e->family, &e->config)) {
         snprintf(why, why_size, "unknown route/configuration '%.40s %.40s'", f[0], f[1]);
         return -1;
     }
@@ -414,13 +439,12 @@ static int parse_text(const char *name, const char *buf, size_t len, table_entry
 static void install(table_entry_t *entries, size_t n)
 {
     pthread_rwlock_wrlock(&table_lock);
-    const table_entry_t *old = table;
-    table = entries ? entries : builtin;
-    table_n = entries ? n : sizeof builtin / sizeof builtin[0];
+    table_entry_t *old = loaded;
+    loaded = entries;
+    loaded_n = entries ? n : 0;
     __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
     pthread_rwlock_unlock(&table_lock);
-    if (old != builtin)
-        free((void *)old); /* no reader holds it: they hold the lock while reading */
+    free(old); /* no reader holds it: they hold the lock while reading */
 }
 
 int gs_table_load_buffer(const char *name, const char *buf, size_t len, char *msg,

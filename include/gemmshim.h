@@ -64,7 +64,8 @@ gemmshim_mode_t gemmshim_get_mode(void);
 /* Kernel allow-list, same syntax as GEMMSHIM_KERNELS: "all", "none", or a
  * comma list of families (sgemm_simt, pingpong) and single configurations
  * (pingpong_128x128x64, ...). An unknown name gives GEMMSHIM_ERR_INVALID and
- * changes nothing. get writes the list in force, e.g. "sgemm_simt,pingpong". */
+ * changes nothing. get writes the list in force, in the order of preference, e.g.
+ * "pingpong,sgemm_simt". */
 int gemmshim_set_kernels(const char *list);
 int gemmshim_get_kernels(char *buf, size_t size);
 

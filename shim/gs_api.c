@@ -3,7 +3,6 @@
 #include "gemmshim.h"
 #include "gs_config.h"
 #include "gs_dispatch.h"
-#include "gs_kernels.h"
 #include "gs_log.h"
 #include "gs_serve.h"
 #include "gs_state.h"
@@ -65,30 +64,16 @@ GS_API int gemmshim_set_kernels(const char *list)
         gs_msg("gemmshim_set_kernels: %s", msg);
         return GEMMSHIM_ERR_INVALID;
     }
-    gs_set_kernels(r.kernel_mask, r.pingpong_configs);
+    gs_set_kernels(r.allowed);
     return GEMMSHIM_OK;
 }
 
 GS_API int gemmshim_get_kernels(char *buf, size_t size)
 {
     gs_routing_t r = gs_routing();
-    const unsigned all_pp = (1u << GS_PINGPONG_CONFIG_COUNT) - 1;
-    char list[512] = "";
-    size_t len = 0;
-    for (int f = 0; f < GS_FAMILY_COUNT; ++f) {
-        if (!(r.kernel_mask & (1u << f)))
-            continue;
-        if (f == GS_FAMILY_PINGPONG && (r.pingpong_configs & all_pp) != all_pp) {
-            for (int c = 0; c < GS_PINGPONG_CONFIG_COUNT; ++c)
-                if (r.pingpong_configs & (1u << c))
-                    len += snprintf(list + len, sizeof list - len, "%s%s", len ? "," : "",
-                                    gs_pingpong_name((gs_pingpong_config_t)c));
-        } else {
-            len += snprintf(list + len, sizeof list - len, "%s%s", len ? "," : "",
-                            gs_family_name((gs_family_t)f));
-        }
-    }
-    return give(buf, size, len ? list : "none");
+    char list[1024];
+    gs_format_kernel_list(&r, list, sizeof list);
+    return give(buf, size, list);
 }
 
 GS_API int gemmshim_last_route(char *buf, size_t size)
@@ -105,7 +90,8 @@ GS_API int gemmshim_get_stats(gemmshim_stats_t *out)
     memset(out, 0, sizeof *out);
     for (int r = 0; r < GS_ROUTE_COUNT; ++r)
         out->calls += calls[r];
-    out->routed = calls[GS_ROUTE_SGEMM_SIMT] + calls[GS_ROUTE_PINGPONG] + calls[GS_ROUTE_SKINNY];
+    for (int r = GS_ROUTE_FAMILY0; r < GS_ROUTE_COUNT; ++r)
+        out->routed += calls[r];
     out->forwarded = calls[GS_ROUTE_FORWARD];
     out->quick = calls[GS_ROUTE_QUICK];
     out->fallbacks = fallbacks;

@@ -8,7 +8,6 @@
 #include "gs_decide.h"
 #include "gs_hooks.h"
 #include "gs_dispatch.h"
-#include "gs_kernels.h"
 #include "gs_lt.h"
 #include "gs_log.h"
 #include "gs_state.h"
@@ -91,7 +90,7 @@ static gs_served_t forward(const gs_problem_t *p, const gs_decision_t *dec, void
 
 static gs_served_t forward_because(const gs_problem_t *p, const char *why, void *stream)
 {
-    gs_decision_t dec = {GS_ROUTE_FORWARD, 0, 0.0, ""};
+    gs_decision_t dec = {GS_ROUTE_FORWARD, NULL, 0, 0.0, ""};
     snprintf(dec.reason, sizeof dec.reason, "%s", why);
     return forward(p, &dec, stream);
 }
@@ -128,52 +127,25 @@ static gs_served_t ab_cublas_turn(const gs_problem_t *p, const gs_decision_t *de
     return s;
 }
 
-/* The chosen kernel's name, and with launch != 0 its launch: 0 or a
- * cudaError_t. */
-static int run_route(const gs_problem_t *p, const gs_device_t *d, const gs_decision_t *dec,
-                     int launch, const char **kernel)
+/* The decided family's plan for p, made once: what runs, what scratch it needs. */
+static gs_plan_t plan_of(const gs_problem_t *p, const gs_device_t *d, const gs_decision_t *dec)
 {
-    switch (dec->route) {
-    case GS_ROUTE_SGEMM_SIMT:
-        *kernel = gs_sgemm_simt_name(p);
-        return launch ? gs_sgemm_simt_run(p, d) : -1;
-    case GS_ROUTE_PINGPONG:
-        *kernel = gs_pingpong_kernel_name(p, d, (gs_pingpong_config_t)dec->config);
-        return launch ? gs_pingpong_run(p, d, (gs_pingpong_config_t)dec->config) : -1;
-    case GS_ROUTE_SKINNY:
-        *kernel = gs_skinny_name(p, d);
-        return launch ? gs_skinny_run(p, d) : -1;
-    default:
-        *kernel = gs_route_name(dec->route);
-        return cudaErrorInvalidValue;
-    }
+    gs_plan_t plan = {dec->family, dec->config, NULL, 0};
+    dec->family->plan(p, d, &plan);
+    return plan;
 }
 
-/* run_route's launch, as the launch hook takes it */
-typedef struct route_run {
+/* The plan's launch, as the launch hook takes it. */
+typedef struct plan_run {
+    const gs_plan_t *plan;
     const gs_problem_t *p;
     const gs_device_t *d;
-    const gs_decision_t *dec;
-    const char **kernel;
-} route_run_t;
+} plan_run_t;
 
-static int launch_route(void *ctx)
+static int launch_plan(void *ctx)
 {
-    const route_run_t *r = ctx;
-    return run_route(r->p, r->d, r->dec, 1, r->kernel);
-}
-
-/* Scratch bytes the chosen route's kernel asks for p (split-K partials). */
-static size_t route_workspace_bytes(const gs_problem_t *p, const gs_device_t *d,
-                                    const gs_decision_t *dec)
-{
-    switch (dec->route) {
-    case GS_ROUTE_SGEMM_SIMT: return gs_sgemm_simt_workspace_bytes(p, d);
-    case GS_ROUTE_PINGPONG:
-        return gs_pingpong_workspace_bytes(p, d, (gs_pingpong_config_t)dec->config);
-    case GS_ROUTE_SKINNY: return gs_skinny_workspace_bytes(p, d);
-    default: return 0;
-    }
+    const plan_run_t *r = ctx;
+    return r->plan->family->run(r->plan, r->p, r->d);
 }
 
 gs_served_t gs_serve(const gs_call_t *c)
@@ -201,7 +173,8 @@ gs_served_t gs_serve(const gs_call_t *c)
         /* cuBLAS 13 dereferences a NULL alpha or beta and crashes the
          * application; the shim answers with the documented status instead. */
         if (c->handle && (!c->alpha || !c->beta)) {
-            gs_decision_t dec = {GS_ROUTE_QUICK, 0, 0.0, "NULL alpha or beta: INVALID_VALUE"};
+            gs_decision_t dec = {GS_ROUTE_QUICK, NULL, 0, 0.0,
+                                 "NULL alpha or beta: INVALID_VALUE"};
             gs_log_call(&p, &dec, NULL);
             last_route = "quick_return";
             gs_served_t s = {1, CUBLAS_STATUS_INVALID_VALUE, -1, hs.stream, NULL};
@@ -212,7 +185,7 @@ gs_served_t gs_serve(const gs_call_t *c)
     if (hst != CUBLAS_STATUS_SUCCESS)
         return forward_because(&p, "handle state unavailable", hs.stream);
     if (p.m == 0 || p.n == 0 || p.batch == 0) {
-        gs_decision_t dec = {GS_ROUTE_QUICK, 0, 0.0, "empty result: nothing to do"};
+        gs_decision_t dec = {GS_ROUTE_QUICK, NULL, 0, 0.0, "empty result: nothing to do"};
         gs_log_call(&p, &dec, NULL);
         last_route = "quick_return";
         gs_served_t s = {1, CUBLAS_STATUS_SUCCESS, -1, hs.stream, NULL};
@@ -223,9 +196,11 @@ gs_served_t gs_serve(const gs_call_t *c)
     gs_device_t dev;
     hooks->device_query(&dev); /* on failure dev.present = 0: dispatch forwards */
     gs_decision_t dec = gs_decide(&p, &dev, &routing);
-    if (dec.route == GS_ROUTE_FORWARD)
+    if (!dec.family)
         return forward(&p, &dec, hs.stream);
-    size_t ws = route_workspace_bytes(&p, &dev, &dec);
+    const gs_plan_t plan = plan_of(&p, &dev, &dec);
+    const char *kernel = plan.kernel;
+    const size_t ws = plan.workspace_bytes;
     if (ws && hooks->runs_kernels) {
         char why[112];
         if (gs_workspace_get(dev.ordinal, hs.stream, ws, &p.workspace, &p.workspace_size, why,
@@ -233,12 +208,10 @@ gs_served_t gs_serve(const gs_call_t *c)
             return forward_because(&p, why, hs.stream);
     }
 
-    const char *kernel = NULL;
     gs_verify_t verify;
     int verifying = 0, timed = timing_wanted(cfg);
     gs_sig_t *ab = NULL;
     if ((routing.mode == GS_MODE_VERIFY || routing.mode == GS_MODE_AB) && hooks->runs_kernels) {
-        run_route(&p, &dev, &dec, 0, &kernel); /* the name only */
         uint64_t turn = 0;
         if (routing.mode == GS_MODE_AB && (ab = gs_log_ab_turn(&p, &dec, kernel, &turn))) {
             ab_report_at_exit();
@@ -254,15 +227,13 @@ gs_served_t gs_serve(const gs_call_t *c)
     }
     /* started after the verify's reference work: only our kernel is timed */
     int slot = timed ? gs_timing_begin(hs.stream) : -1;
-    route_run_t run = {&p, &dev, &dec, &kernel};
-    int err = hooks->launch(launch_route, &run);
+    plan_run_t run = {&plan, &p, &dev};
+    int err = hooks->launch(launch_plan, &run);
     if (verifying && err)
         gs_verify_cancel(&verify, &p);
     else if (verifying)
         gs_verify_end(&verify, &p);
     if (err) {
-        if (!kernel) /* the hook ran no launch: the name alone */
-            run_route(&p, &dev, &dec, 0, &kernel);
         gs_timing_cancel(slot);
         gs_log_fallback(&p, kernel, gs_hook_error_name(err));
         char why[112];

@@ -12,8 +12,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* The mutable routing: one word each, so a reader never sees half a value. */
 static int cur_mode, cur_policy;
-static unsigned cur_kernels, cur_pingpong;
-static pthread_mutex_t set_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t cur_allowed;
 
 static const char *env(const char *name)
 {
@@ -34,8 +33,7 @@ static void init(void)
     }
     cur_mode = config.routing.mode;
     cur_policy = config.routing.policy;
-    cur_kernels = config.routing.kernel_mask;
-    cur_pingpong = config.routing.pingpong_configs;
+    cur_allowed = config.routing.allowed;
     gs_log_open(&config);
     if (config.error)
         gs_msg("%s; the shim passes every call to cuBLAS", config.error_msg);
@@ -55,8 +53,7 @@ gs_routing_t gs_routing(void)
     gs_routing_t r;
     r.mode = (gs_mode_t)__atomic_load_n(&cur_mode, __ATOMIC_ACQUIRE);
     r.policy = (gs_policy_t)__atomic_load_n(&cur_policy, __ATOMIC_ACQUIRE);
-    r.kernel_mask = __atomic_load_n(&cur_kernels, __ATOMIC_ACQUIRE);
-    r.pingpong_configs = __atomic_load_n(&cur_pingpong, __ATOMIC_ACQUIRE);
+    r.allowed = __atomic_load_n(&cur_allowed, __ATOMIC_ACQUIRE);
     return r;
 }
 
@@ -66,11 +63,8 @@ void gs_set_mode(gs_mode_t mode)
     __atomic_store_n(&cur_mode, (int)mode, __ATOMIC_RELEASE);
 }
 
-void gs_set_kernels(unsigned kernel_mask, unsigned pingpong_configs)
+void gs_set_kernels(uint64_t allowed)
 {
     gs_cfg();
-    pthread_mutex_lock(&set_lock);
-    __atomic_store_n(&cur_kernels, kernel_mask, __ATOMIC_RELEASE);
-    __atomic_store_n(&cur_pingpong, pingpong_configs, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&set_lock);
+    __atomic_store_n(&cur_allowed, allowed, __ATOMIC_RELEASE);
 }

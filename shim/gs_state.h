@@ -6,6 +6,8 @@
 
 #include "gs_config.h"
 
+#include <stdint.h>
+
 /* The parsed configuration; the first call parses GEMMSHIM_*, opens the log
  * and reports a rejected value. Thread-safe. */
 const gs_config_t *gs_cfg(void);
@@ -14,6 +16,6 @@ const gs_config_t *gs_cfg(void);
  * (the later wins). Reads are lock-free; the API's writes are serialized. */
 gs_routing_t gs_routing(void);
 void gs_set_mode(gs_mode_t mode);
-void gs_set_kernels(unsigned kernel_mask, unsigned pingpong_configs);
+void gs_set_kernels(uint64_t allowed);
 
 #endif

@@ -10,7 +10,7 @@
  * held before); the test device's numbers are the ones written (not an
  * overflowed sscanf %d). */
 #include "gs_config.h"
-#include "gs_kernels.h"
+#include "gs_registry.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -118,10 +118,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     REQUIRE((unsigned)c.routing.mode <= GS_MODE_AB);
     REQUIRE((unsigned)c.routing.policy <= GS_POLICY_ELIGIBLE);
-    REQUIRE((c.routing.kernel_mask & ~((1u << GS_FAMILY_COUNT) - 1)) == 0);
-    REQUIRE((c.routing.pingpong_configs & ~((1u << GS_PINGPONG_CONFIG_COUNT) - 1)) == 0);
-    if (!c.error) /* a rejected GEMMSHIM_KERNELS leaves both 0 (mode off) */
-        REQUIRE(c.routing.pingpong_configs != 0);
+    /* only bits of registered candidates */
+    REQUIRE((c.routing.allowed & ~gs_candidates_all()) == 0);
+    /* an accepted list allows something unless it is "none" (a rejected
+     * GEMMSHIM_KERNELS leaves it 0, mode off) */
+    const char *kernels = fake_getenv("GEMMSHIM_KERNELS");
+    if (!c.error && !(kernels && !strcmp(kernels, "none")))
+        REQUIRE(c.routing.allowed != 0);
     REQUIRE((unsigned)c.verify_fail <= GS_VERIFY_EXIT);
     REQUIRE(c.verify_tol == -1.0 || (c.verify_tol >= 0.0 && c.verify_tol <= 1.0));
     REQUIRE(c.workspace_cap <= ((size_t)65536 << 20));
@@ -156,10 +159,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memset(&r, 0, sizeof r);
         char msg[256];
         memset(msg, 'X', sizeof msg);
-        if (gs_parse_kernel_list(&r, kl, msg, sizeof msg) == 0)
-            REQUIRE(r.pingpong_configs != 0);
-        else
+        if (gs_parse_kernel_list(&r, kl, msg, sizeof msg) == 0) {
+            REQUIRE((r.allowed & ~gs_candidates_all()) == 0);
+            REQUIRE(r.allowed != 0 || !strcmp(kl, "none"));
+            /* listed back (gemmshim_get_kernels) and parsed again: the same */
+            char list[1024];
+            gs_format_kernel_list(&r, list, sizeof list);
+            gs_routing_t back;
+            memset(&back, 0, sizeof back);
+            REQUIRE(gs_parse_kernel_list(&back, list, msg, sizeof msg) == 0);
+            REQUIRE(back.allowed == r.allowed);
+        } else {
             REQUIRE(terminated(msg, sizeof msg) && msg[0] != 'X');
+        }
     }
     return 0;
 }

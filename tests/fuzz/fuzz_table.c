@@ -6,10 +6,11 @@
  * contract: 0 or GS_TABLE_ERR_FORMAT; msg one NUL-terminated line, "" on
  * success; a refused text leaves the table in force (same generation).
  * A loaded table is then read by gs_table_ratio for problems whose sizes
- * come from the input's own numbers (so that entries match), on every
- * route, type and layout, and the built-in table is put back. */
+ * come from the input's own numbers (so that entries match), for every
+ * candidate of the registry (every configuration of every family), type
+ * and layout, and the built-in table is put back. */
 #include "gs_dispatch.h"
-#include "gs_kernels.h"
+#include "gs_registry.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -47,16 +48,6 @@ static size_t numbers_of(const uint8_t *d, size_t n, int64_t *out, size_t max)
 
 static void read_back(const int64_t *dims, size_t n_dims)
 {
-    static const struct {
-        gs_route_t route;
-        int config;
-    } cands[] = {
-        {GS_ROUTE_SGEMM_SIMT, 0},
-        {GS_ROUTE_SKINNY, 0},
-        {GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64},
-        {GS_ROUTE_PINGPONG, GS_PINGPONG_COOP_256x128x64},
-        {GS_ROUTE_PINGPONG, GS_PINGPONG_192x128x64},
-    };
     static const gs_dtype_t types[] = {GS_DT_F32, GS_DT_BF16, GS_DT_F16};
     gs_device_t devs[3];
     memset(devs, 0, sizeof devs);
@@ -77,7 +68,7 @@ static void read_back(const int64_t *dims, size_t n_dims)
     for (size_t i = 0; i + 3 <= n_dims && n_shapes < 5; i += 3, ++n_shapes)
         memcpy(shapes[n_shapes], dims + i, sizeof shapes[0]);
     for (size_t s = 0; s < n_shapes; ++s)
-        for (size_t c = 0; c < sizeof cands / sizeof cands[0]; ++c)
+        for (int c = 0; c < gs_candidate_count(); ++c)
             for (size_t t = 0; t < sizeof types / sizeof types[0]; ++t)
                 for (int layout = 0; layout < 4; ++layout)
                     for (int dv = 0; dv < 3; ++dv) {
@@ -98,8 +89,9 @@ static void read_back(const int64_t *dims, size_t n_dims)
                         p.batch = 1;
                         p.alpha = &one;
                         p.beta = &zero;
-                        const double r = gs_table_ratio(cands[c].route, cands[c].config, &p,
-                                                        &devs[dv]);
+                        int config;
+                        const gs_family_t *f = gs_candidate(c, &config);
+                        const double r = gs_table_ratio(f, config, &p, &devs[dv]);
                         /* 0 (no entry) or a reading in (0, 100] (scaled down, never up) */
                         REQUIRE(r == 0.0 || (isfinite(r) && r > 0.0 && r <= 100.0));
                     }

@@ -1,6 +1,7 @@
 /* gs_config_parse from a fake environment table. */
 #include "gs_config.h"
 #include "gs_kernels.h"
+#include "dispatch_fixtures.h"
 #include "gs_test.h"
 
 #include <stdarg.h>
@@ -34,10 +35,10 @@ static int parse_env(gs_config_t *c, ...)
     return gs_config_parse(c, fake_getenv);
 }
 
-static const unsigned ALL_KERNELS =
-    (1u << GS_FAMILY_SGEMM_SIMT) | (1u << GS_FAMILY_PINGPONG) | (1u << GS_FAMILY_SKINNY);
+/* Every configuration of the three families: what "all" and the default allow. */
+#define ALL_KERNELS (family_bits("sgemm_simt") | family_bits("pingpong") | family_bits("skinny"))
 
-static void defaults(void)
+static void default_values(void)
 {
     gs_config_t c;
     memset(&c, 0xa5, sizeof c); /* parse must not depend on prior contents */
@@ -47,7 +48,8 @@ static void defaults(void)
     CHECK_EQ_INT(c.log_to_stderr, 0);
     CHECK_STR_EQ(c.log_path, "");
     CHECK_EQ_INT(c.routing.policy, GS_POLICY_TABLE);
-    CHECK_EQ_INT(c.routing.kernel_mask, ALL_KERNELS);
+    CHECK(c.routing.allowed == ALL_KERNELS);
+    CHECK(c.routing.allowed == gs_candidates_all());
     CHECK_EQ_INT(c.strict, 0);
     CHECK_STR_EQ(c.cublas_path, "");
     CHECK_STR_EQ(c.cublaslt_path, "");
@@ -161,39 +163,44 @@ static void good_values(void)
 static void kernels(void)
 {
     gs_config_t c;
+    CHECK(family_bits("sgemm_simt") && family_bits("pingpong") && family_bits("skinny"));
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "all", NULL), 0);
-    CHECK_EQ_INT(c.routing.kernel_mask, ALL_KERNELS);
+    CHECK(c.routing.allowed == ALL_KERNELS);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "none", NULL), 0);
-    CHECK_EQ_INT(c.routing.kernel_mask, 0);
+    CHECK(c.routing.allowed == 0);
     CHECK_EQ_INT(c.routing.mode, GS_MODE_ON);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "sgemm_simt", NULL), 0);
-    CHECK_EQ_INT(c.routing.kernel_mask, 1u << GS_FAMILY_SGEMM_SIMT);
+    CHECK(c.routing.allowed == family_bits("sgemm_simt"));
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "pingpong", NULL), 0);
-    CHECK_EQ_INT(c.routing.kernel_mask, 1u << GS_FAMILY_PINGPONG);
+    CHECK(c.routing.allowed == family_bits("pingpong"));
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "skinny", NULL), 0);
-    CHECK_EQ_INT(c.routing.kernel_mask, 1u << GS_FAMILY_SKINNY);
+    CHECK(c.routing.allowed == family_bits("skinny"));
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "sgemm_simt,pingpong,skinny", NULL), 0);
-    CHECK_EQ_INT(c.routing.kernel_mask, ALL_KERNELS);
+    CHECK(c.routing.allowed == ALL_KERNELS);
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "skinny,pingpong,sgemm_simt", NULL), 0);
-    CHECK_EQ_INT(c.routing.kernel_mask, ALL_KERNELS);
+    CHECK(c.routing.allowed == ALL_KERNELS);
 
     /* single pingpong configurations, by the names the kernels run under */
-    const unsigned all_cfgs = (1u << GS_PINGPONG_CONFIG_COUNT) - 1;
+    const uint64_t all_cfgs = pingpong_bit(GS_PINGPONG_128x128x64) |
+                              pingpong_bit(GS_PINGPONG_COOP_256x128x64) |
+                              pingpong_bit(GS_PINGPONG_192x128x64);
+    CHECK(all_cfgs == family_bits("pingpong"));
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "pingpong", NULL), 0);
-    CHECK_EQ_INT(c.routing.pingpong_configs, all_cfgs);
+    CHECK(c.routing.allowed == all_cfgs); /* all 3 pingpong candidates, nothing else */
     for (int cfg = 0; cfg < GS_PINGPONG_CONFIG_COUNT; ++cfg) {
         const char *name = gs_pingpong_name((gs_pingpong_config_t)cfg);
         CHECK(strncmp(name, "pingpong_", 9) == 0);
         CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", name, NULL), 0);
-        CHECK_EQ_INT(c.routing.kernel_mask, 1u << GS_FAMILY_PINGPONG);
-        CHECK_EQ_INT(c.routing.pingpong_configs, 1u << cfg);
+        CHECK(pingpong_bit((gs_pingpong_config_t)cfg) != 0);
+        CHECK(c.routing.allowed == pingpong_bit((gs_pingpong_config_t)cfg));
     }
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS",
                            "sgemm_simt,pingpong_128x128x64", NULL), 0);
-    CHECK_EQ_INT(c.routing.kernel_mask, (1u << GS_FAMILY_SGEMM_SIMT) | (1u << GS_FAMILY_PINGPONG));
-    CHECK_EQ_INT(c.routing.pingpong_configs, 1u << GS_PINGPONG_128x128x64);
+    CHECK(c.routing.allowed == (family_bits("sgemm_simt") | pingpong_bit(GS_PINGPONG_128x128x64)));
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "pingpong_128x128x64,sgemm_simt", NULL), 0);
+    CHECK(c.routing.allowed == (family_bits("sgemm_simt") | pingpong_bit(GS_PINGPONG_128x128x64)));
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "pingpong_128x128x64,pingpong", NULL), 0);
-    CHECK_EQ_INT(c.routing.pingpong_configs, all_cfgs);
+    CHECK(c.routing.allowed == all_cfgs);
 
     const char *bad[] = {"bogus", "sgemm_simt,bogus", "pingpong,,sgemm_simt", "SGEMM_SIMT",
                          "sgemm", "sgemm_simt_x", "all,pingpong", ",pingpong",
@@ -207,6 +214,48 @@ static void kernels(void)
     }
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "sgemm_simt,bogus", NULL), -1);
     CHECK_CONTAINS(c.error_msg, "'bogus'");
+    /* the known names, from the registry in its order */
+    CHECK_CONTAINS(c.error_msg,
+                   "(known: skinny, pingpong, pingpong_<tile>, sgemm_simt, all, none)");
+}
+
+/* gs_format_kernel_list (gemmshim_get_kernels): a family's name where all
+ * its configurations are allowed, else the allowed configurations' names,
+ * in registry order; "none" when nothing is; parsed back, the same list. */
+static void kernel_list_format(void)
+{
+    static const struct {
+        const char *list, *want;
+    } cases[] = {
+        {"all", "skinny,pingpong,sgemm_simt"},
+        {"none", "none"},
+        {"sgemm_simt,pingpong,skinny", "skinny,pingpong,sgemm_simt"},
+        {"pingpong", "pingpong"},
+        {"pingpong_coop_256x128x64", "pingpong_coop_256x128x64"},
+        {"sgemm_simt,pingpong_192x128x64,pingpong_128x128x64",
+         "pingpong_128x128x64,pingpong_192x128x64,sgemm_simt"},
+        {"pingpong_128x128x64,pingpong_coop_256x128x64,pingpong_192x128x64", "pingpong"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        gs_routing_t r;
+        memset(&r, 0, sizeof r);
+        char msg[256] = "", buf[256];
+        CHECK_EQ_INT(gs_parse_kernel_list(&r, cases[i].list, msg, sizeof msg), 0);
+        gs_format_kernel_list(&r, buf, sizeof buf);
+        CHECK_STR_EQ(buf, cases[i].want);
+        gs_routing_t back;
+        memset(&back, 0, sizeof back);
+        CHECK_EQ_INT(gs_parse_kernel_list(&back, buf, msg, sizeof msg), 0);
+        CHECK(back.allowed == r.allowed);
+    }
+    /* a parse error leaves r as it was */
+    gs_routing_t r;
+    memset(&r, 0, sizeof r);
+    r.allowed = family_bits("skinny");
+    char msg[256] = "";
+    CHECK_EQ_INT(gs_parse_kernel_list(&r, "skinny,warp9", msg, sizeof msg), -1);
+    CHECK(r.allowed == family_bits("skinny"));
+    CHECK_CONTAINS(msg, "'warp9'");
 }
 
 static void test_faults(void)
@@ -344,15 +393,17 @@ static void paths(void)
 
 int main(void)
 {
-    defaults();
+    default_values();
     good_values();
     kernels();
+    kernel_list_format();
     test_device();
     test_faults();
     bad_values();
     paths();
-    CHECK_STR_EQ(gs_family_name(GS_FAMILY_SGEMM_SIMT), "sgemm_simt");
-    CHECK_STR_EQ(gs_family_name(GS_FAMILY_PINGPONG), "pingpong");
-    CHECK_STR_EQ(gs_family_name(GS_FAMILY_COUNT), "?");
+    /* the families' names (gs_family_name before the registry) */
+    CHECK_STR_EQ(FAMILY_SGEMM_SIMT ? FAMILY_SGEMM_SIMT->name : NULL, "sgemm_simt");
+    CHECK_STR_EQ(FAMILY_PINGPONG ? FAMILY_PINGPONG->name : NULL, "pingpong");
+    CHECK(gs_family_at(gs_family_count()) == NULL);
     return GS_TEST_DONE();
 }

@@ -56,8 +56,8 @@ static gs_problem_t random_problem(void)
 
 static int same(const gs_decision_t *a, const gs_decision_t *b)
 {
-    return a->route == b->route && a->config == b->config && a->table_ratio == b->table_ratio &&
-           !strcmp(a->reason, b->reason);
+    return a->route == b->route && a->family == b->family && a->config == b->config &&
+           a->table_ratio == b->table_ratio && !strcmp(a->reason, b->reason);
 }
 
 int main(void)
@@ -102,18 +102,18 @@ int main(void)
     p.alpha = &one;
     p.beta = &zero;
     gs_decision_t aligned = gs_decide(&p, &d, &policies[1]);
-    CHECK_EQ_INT(aligned.route, GS_ROUTE_PINGPONG);
+    CHECK_EQ_INT(aligned.route, ROUTE_PINGPONG);
     p.C = (void *)(uintptr_t)0x7f0000300008ull;
     gs_decision_t off = gs_decide(&p, &d, &policies[1]), want = gs_dispatch(&p, &d, &policies[1]);
     CHECK(same(&off, &want));
-    CHECK(off.route != GS_ROUTE_PINGPONG);
+    CHECK(off.route != ROUTE_PINGPONG);
 
     /* 3. a routing change (GEMMSHIM_KERNELS) is part of the key */
     p.C = (void *)(uintptr_t)0x7f0000300000ull;
     gs_routing_t no_pingpong = policies[1];
-    no_pingpong.kernel_mask &= ~(1u << GS_FAMILY_PINGPONG);
+    no_pingpong.allowed &= ~family_bits("pingpong");
     gs_decision_t d2 = gs_decide(&p, &d, &no_pingpong);
-    CHECK(d2.route != GS_ROUTE_PINGPONG);
+    CHECK(d2.route != ROUTE_PINGPONG);
 
     /* 3b. regression (session 17): whether a host beta is zero is part of
      * the key. The 192x128 pingpong tile takes only beta == 0; a beta != 0
@@ -121,19 +121,21 @@ int main(void)
      * at launch, and fell back (test_pdl_chain with the tile forced). */
     {
         gs_routing_t only192 = policies[1];
-        only192.pingpong_configs = 1u << GS_PINGPONG_192x128x64;
+        /* every other family still allowed, of pingpong only the 192x128 tile */
+        only192.allowed = (only192.allowed & ~family_bits("pingpong")) |
+                          pingpong_bit(GS_PINGPONG_192x128x64);
         gs_problem_t q = p;
         q.m = 8448; q.n = 9216; q.k = 512;
         q.lda = q.ldb = 512; q.ldc = 8448;
         float beta_v = 0.f; /* one address, its value changed: as an application does */
         q.beta = &beta_v;
         gs_decision_t z = gs_decide(&q, &d, &only192);
-        CHECK_EQ_INT(z.route, GS_ROUTE_PINGPONG);
+        CHECK_EQ_INT(z.route, ROUTE_PINGPONG);
         CHECK_EQ_INT(z.config, GS_PINGPONG_192x128x64);
         beta_v = 1.f;
         gs_decision_t nz = gs_decide(&q, &d, &only192), nz_want = gs_dispatch(&q, &d, &only192);
         CHECK(same(&nz, &nz_want));
-        CHECK(nz.route != GS_ROUTE_PINGPONG);
+        CHECK(nz.route != ROUTE_PINGPONG);
         beta_v = 0.f; /* and back: the beta == 0 decision again */
         gs_decision_t z2 = gs_decide(&q, &d, &only192);
         CHECK(same(&z, &z2));
@@ -153,7 +155,7 @@ int main(void)
     gs_decision_t after = gs_decide(&p, &d, &policies[0]);
     want = gs_dispatch(&p, &d, &policies[0]);
     CHECK(same(&after, &want));
-    CHECK_EQ_INT(after.route, GS_ROUTE_PINGPONG);
+    CHECK_EQ_INT(after.route, ROUTE_PINGPONG);
     CHECK(after.table_ratio == 1.5);
     CHECK(!same(&before, &after));
 

@@ -61,7 +61,7 @@ static void forward_cases(void)
     /* Positive control: this exact problem routes under these settings. */
     gs_problem_t p = fp32_problem();
     gs_decision_t d = decide(&p, &h100, &c);
-    CHECK_EQ_INT(d.route, GS_ROUTE_SGEMM_SIMT);
+    CHECK_EQ_INT(d.route, ROUTE_SGEMM_SIMT);
     CHECK_CONTAINS(d.reason, "eligible");
 
     gs_config_t off = c;
@@ -147,7 +147,7 @@ static void policies_and_kernel_mask(void)
     gs_device_t dev = device(8, 7, 16);
 
     /* The table policy routes nothing the table has not measured. */
-    CHECK(gs_table_ratio(GS_ROUTE_SGEMM_SIMT, 0, &p, &dev) == 0.0);
+    CHECK(gs_table_ratio(FAMILY_SGEMM_SIMT, 0, &p, &dev) == 0.0);
     gs_config_t c = defaults();
     CHECK_EQ_INT(c.routing.policy, GS_POLICY_TABLE);
     gs_decision_t d = decide(&p, &dev, &c);
@@ -157,29 +157,29 @@ static void policies_and_kernel_mask(void)
 
     c.routing.policy = GS_POLICY_ELIGIBLE;
     d = decide(&p, &dev, &c);
-    CHECK_EQ_INT(d.route, GS_ROUTE_SGEMM_SIMT);
+    CHECK_EQ_INT(d.route, ROUTE_SGEMM_SIMT);
     CHECK(d.table_ratio == 0.0);
 
-    c.routing.kernel_mask = 0; /* GEMMSHIM_KERNELS=none */
+    c.routing.allowed = 0; /* GEMMSHIM_KERNELS=none */
     d = decide(&p, &dev, &c);
     CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
     CHECK_CONTAINS(d.reason, "GEMMSHIM_KERNELS");
 
-    c.routing.kernel_mask = 1u << GS_FAMILY_PINGPONG; /* the fp32 kernel disabled */
+    c.routing.allowed = family_bits("pingpong"); /* the fp32 kernel disabled */
     d = decide(&p, &dev, &c);
     CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
     CHECK_CONTAINS(d.reason, "GEMMSHIM_KERNELS");
 
-    c.routing.kernel_mask = 1u << GS_FAMILY_SGEMM_SIMT;
+    c.routing.allowed = family_bits("sgemm_simt");
     d = decide(&p, &dev, &c);
-    CHECK_EQ_INT(d.route, GS_ROUTE_SGEMM_SIMT);
+    CHECK_EQ_INT(d.route, ROUTE_SGEMM_SIMT);
 
     /* Strided batches of fp32 are routed like single ones. */
     p.entry = GS_EP_SGEMM_STRIDED;
     p.batch = 3;
     p.stride_a = p.stride_b = p.stride_c = 256 * 256;
     d = decide(&p, &dev, &c);
-    CHECK_EQ_INT(d.route, GS_ROUTE_SGEMM_SIMT);
+    CHECK_EQ_INT(d.route, ROUTE_SGEMM_SIMT);
 }
 
 static void bf16(void)
@@ -191,18 +191,19 @@ static void bf16(void)
     /* Control: on sm_90 this problem is pingpong's. */
     gs_device_t h100 = device(9, 0, 132);
     gs_decision_t d = decide(&p, &h100, &c);
-    CHECK_EQ_INT(d.route, GS_ROUTE_PINGPONG);
+    CHECK_EQ_INT(d.route, ROUTE_PINGPONG);
+    CHECK(d.family == FAMILY_PINGPONG);
     CHECK_EQ_INT(d.config, GS_PINGPONG_128x128x64);
 
     /* sm_80: no pingpong (Hopper only), and no fp32 kernel takes bf16. */
     gs_device_t a100 = device(8, 0, 108);
     d = decide(&p, &a100, &c);
-    CHECK(d.route != GS_ROUTE_PINGPONG);
+    CHECK(d.route != ROUTE_PINGPONG);
     CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
     CHECK_CONTAINS(d.reason, "sm_80");
 
     /* sm_90 with pingpong disabled: forwarded, and the reason says why. */
-    c.routing.kernel_mask = 1u << GS_FAMILY_SGEMM_SIMT;
+    c.routing.allowed = family_bits("sgemm_simt");
     d = decide(&p, &h100, &c);
     CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
     CHECK_CONTAINS(d.reason, "GEMMSHIM_KERNELS");
@@ -210,10 +211,10 @@ static void bf16(void)
     /* Default policy: pingpong is unmeasured for an sm_90 class? Then it
      * forwards and names pingpong; if measured fast, it routes. */
     c = defaults();
-    double r = gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &h100);
+    double r = gs_table_ratio(FAMILY_PINGPONG, GS_PINGPONG_128x128x64, &p, &h100);
     d = decide(&p, &h100, &c);
     if (r >= GS_MIN_RATIO) {
-        CHECK_EQ_INT(d.route, GS_ROUTE_PINGPONG);
+        CHECK_EQ_INT(d.route, ROUTE_PINGPONG);
     } else {
         CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
         CHECK_CONTAINS(d.reason, "pingpong");
@@ -224,9 +225,139 @@ static void names(void)
 {
     CHECK_STR_EQ(gs_route_name(GS_ROUTE_FORWARD), "forward");
     CHECK_STR_EQ(gs_route_name(GS_ROUTE_QUICK), "quick_return");
-    CHECK_STR_EQ(gs_route_name(GS_ROUTE_SGEMM_SIMT), "sgemm_simt");
-    CHECK_STR_EQ(gs_route_name(GS_ROUTE_PINGPONG), "pingpong");
+    CHECK_STR_EQ(gs_route_name(ROUTE_SGEMM_SIMT), "sgemm_simt");
+    CHECK_STR_EQ(gs_route_name(ROUTE_PINGPONG), "pingpong");
+    CHECK_STR_EQ(gs_route_name(ROUTE_SKINNY), "skinny");
     CHECK_STR_EQ(gs_route_name(GS_ROUTE_COUNT), "?");
+}
+
+/* The registry (dispatch/gs_registry.h): the families by name in their
+ * order of preference, candidates numbered consistently in that order,
+ * configuration names unique (they key tables, logs and GEMMSHIM_KERNELS),
+ * the allow-list bits, the routes, and each family's table. */
+static void registry(void)
+{
+    static const char *const order[] = {"skinny", "pingpong", "sgemm_simt"};
+    CHECK_EQ_INT(gs_family_count(), 3);
+    for (int i = 0; i < 3; ++i) {
+        const gs_family_t *f = gs_family_find(order[i]);
+        CHECK(f != NULL);
+        CHECK(f == gs_family_at(i));
+        if (!f)
+            continue;
+        CHECK_STR_EQ(f->name, order[i]);
+        CHECK(f->n_configs >= 1);
+        CHECK(f->config_name && f->can_implement && f->plan && f->run);
+        CHECK_EQ_INT(gs_route_of(f), GS_ROUTE_FAMILY0 + i);
+        CHECK_STR_EQ(gs_route_name(gs_route_of(f)), f->name);
+    }
+    CHECK(gs_family_at(-1) == NULL);
+    CHECK(gs_family_at(gs_family_count()) == NULL);
+    CHECK(gs_family_find("bogus") == NULL);
+    CHECK(gs_family_find("pingpong_128x128x64") == NULL); /* a configuration, not a family */
+    CHECK(gs_family_find("") == NULL);
+    CHECK_EQ_INT(gs_route_of(NULL), GS_ROUTE_FORWARD);
+    CHECK(gs_family_count() <= GS_FAMILIES_MAX);
+
+    /* one configuration per pingpong tile arrangement, in the enum's order */
+    const gs_family_t *pp = FAMILY_PINGPONG;
+    CHECK(pp && pp->n_configs == GS_PINGPONG_CONFIG_COUNT);
+    for (int c = 0; pp && c < GS_PINGPONG_CONFIG_COUNT; ++c)
+        CHECK_STR_EQ(pp->config_name(c), gs_pingpong_name((gs_pingpong_config_t)c));
+    CHECK_STR_EQ(pp ? pp->config_name(GS_PINGPONG_128x128x64) : NULL, "pingpong_128x128x64");
+    /* a family of one configuration names it after itself */
+    CHECK_STR_EQ(FAMILY_SKINNY ? FAMILY_SKINNY->config_name(0) : NULL, "skinny");
+    CHECK_STR_EQ(FAMILY_SGEMM_SIMT ? FAMILY_SGEMM_SIMT->config_name(0) : NULL, "sgemm_simt");
+
+    /* candidates: every configuration of every family, in registry order */
+    int total = 0;
+    for (int i = 0; i < gs_family_count(); ++i)
+        total += gs_family_at(i)->n_configs;
+    CHECK_EQ_INT(gs_candidate_count(), total);
+    CHECK_EQ_INT(gs_candidate_count(), 2 + GS_PINGPONG_CONFIG_COUNT);
+    CHECK(gs_candidate_count() <= GS_CANDIDATES_MAX);
+    int next = 0;
+    for (int fi = 0; fi < gs_family_count(); ++fi) {
+        const gs_family_t *f = gs_family_at(fi);
+        for (int c = 0; c < f->n_configs; ++c, ++next) {
+            int config = -1;
+            CHECK(gs_candidate(next, &config) == f);
+            CHECK_EQ_INT(config, c);
+            CHECK_EQ_INT(gs_candidate_of(f, c), next);
+        }
+        CHECK_EQ_INT(gs_candidate_of(f, -1), -1);
+        CHECK_EQ_INT(gs_candidate_of(f, f->n_configs), -1);
+    }
+    CHECK_EQ_INT(gs_candidate_of(NULL, 0), -1);
+    uint64_t seen = 0;
+    for (int i = 0; i < gs_candidate_count(); ++i) {
+        int config = -1;
+        const gs_family_t *f = gs_candidate(i, &config);
+        CHECK(f != NULL);
+        if (!f)
+            continue;
+        CHECK_EQ_INT(gs_candidate_of(f, config), i);
+        const char *name = gs_candidate_name(i);
+        CHECK_STR_EQ(name, f->config_name(config));
+        CHECK(name && name[0] != '\0' && !strchr(name, ',') && !strchr(name, ' '));
+        CHECK_EQ_INT(gs_candidate_find(name), i);
+        for (int j = 0; j < i; ++j) /* unique across all candidates */
+            if (!CHECK(strcmp(gs_candidate_name(j), name) != 0))
+                fprintf(stderr, "    candidates %d and %d are both '%s'\n", j, i, name);
+        CHECK(strcmp(name, "all") != 0 && strcmp(name, "none") != 0); /* list keywords */
+        /* each candidate's bit belongs to its family's, and to no other */
+        for (int k = 0; k < gs_family_count(); ++k)
+            CHECK_EQ_INT(!!(gs_candidates_of_family(gs_family_at(k)) & (1ull << i)),
+                         gs_family_at(k) == f);
+        seen |= 1ull << i;
+    }
+    int config = 7;
+    CHECK(gs_candidate(gs_candidate_count(), &config) == NULL);
+    CHECK(gs_candidate(-1, &config) == NULL);
+    CHECK_STR_EQ(gs_candidate_name(gs_candidate_count()), "?");
+    CHECK_EQ_INT(gs_candidate_find("bogus"), -1);
+    CHECK_EQ_INT(gs_candidate_find("pingpong"), -1); /* a family, not a configuration */
+    CHECK_EQ_INT(gs_candidate_find("pingpong_128x128x64"),
+                 gs_candidate_of(FAMILY_PINGPONG, GS_PINGPONG_128x128x64));
+    CHECK_EQ_INT(gs_candidate_find("pingpong_192x128x64"),
+                 gs_candidate_of(FAMILY_PINGPONG, GS_PINGPONG_192x128x64));
+    CHECK(gs_candidates_all() == seen);
+    CHECK(gs_candidates_all() == (family_bits("skinny") | family_bits("pingpong") |
+                                  family_bits("sgemm_simt")));
+    CHECK(pingpong_bit(GS_PINGPONG_128x128x64) && pingpong_bit(GS_PINGPONG_COOP_256x128x64) &&
+          pingpong_bit(GS_PINGPONG_192x128x64));
+    CHECK(family_bits("pingpong") == (pingpong_bit(GS_PINGPONG_128x128x64) |
+                                      pingpong_bit(GS_PINGPONG_COOP_256x128x64) |
+                                      pingpong_bit(GS_PINGPONG_192x128x64)));
+    CHECK(family_bits("bogus") == 0);
+
+    /* can_implement: each family takes its positive control, and refuses
+     * it without a device (NULL, or one not present: no CUDA device) */
+    gs_device_t h100 = device(9, 0, 132), absent = h100;
+    absent.present = 0;
+    gs_problem_t skinny_p = bf16_problem(); /* a decode shape: 16 columns */
+    skinny_p.m = 4096;
+    skinny_p.n = 16;
+    skinny_p.k = skinny_p.lda = skinny_p.ldb = skinny_p.ldc = 4096;
+    const gs_problem_t pingpong_p = bf16_problem(), sgemm_p = fp32_problem();
+    for (int i = 0; i < gs_candidate_count(); ++i) {
+        int cfg;
+        const gs_family_t *f = gs_candidate(i, &cfg);
+        if (!f)
+            continue;
+        const gs_problem_t *p = f == FAMILY_SKINNY     ? &skinny_p
+                                : f == FAMILY_PINGPONG ? &pingpong_p
+                                                       : &sgemm_p;
+        if (!CHECK(f->can_implement(p, &h100, cfg))) /* positive control */
+            fprintf(stderr, "    %s refuses its control\n", gs_candidate_name(i));
+        CHECK(!f->can_implement(p, &absent, cfg));
+        CHECK(!f->can_implement(p, NULL, cfg));
+        /* the plan (host code, no GPU): a kernel name */
+        gs_plan_t plan = {f, cfg, NULL, 0};
+        f->plan(p, &h100, &plan);
+        CHECK(plan.kernel != NULL && plan.kernel[0] != '\0');
+        CHECK(plan.family == f && plan.config == cfg);
+    }
 }
 
 /* The default policy follows the tuning table: for every size and layout of
@@ -248,7 +379,8 @@ static void table_policy_follows_table(void)
                 p.trans_b = (gs_op_t)(l & 1);
                 double best = 0.0;
                 int best_cfg = -1, any_eligible = 0;
-                gs_route_t route = bf ? GS_ROUTE_PINGPONG : GS_ROUTE_SGEMM_SIMT;
+                const gs_family_t *family = bf ? FAMILY_PINGPONG : FAMILY_SGEMM_SIMT;
+                gs_route_t route = gs_route_of(family);
                 int ncfg = bf ? GS_PINGPONG_CONFIG_COUNT : 1;
                 for (int cfg = 0; cfg < ncfg; ++cfg) {
                     int can = bf ? gs_pingpong_can_implement(&p, &dev, (gs_pingpong_config_t)cfg)
@@ -256,7 +388,7 @@ static void table_policy_follows_table(void)
                     if (!can) /* e.g. bf16 with ld 12345: TMA needs 16-byte rows */
                         continue;
                     any_eligible = 1;
-                    double r = gs_table_ratio(route, cfg, &p, &dev);
+                    double r = gs_table_ratio(family, cfg, &p, &dev);
                     if (r > best) {
                         best = r;
                         best_cfg = cfg;
@@ -266,12 +398,14 @@ static void table_policy_follows_table(void)
                 if (best >= GS_MIN_RATIO) {
                     ++routed;
                     CHECK_EQ_INT(d.route, route);
+                    CHECK(d.family == family);
                     CHECK_EQ_INT(d.config, best_cfg);
                     CHECK(d.table_ratio == best);
                     CHECK_CONTAINS(d.reason, "table: ");
                 } else {
                     ++forwarded;
                     CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
+                    CHECK(d.family == NULL);
                     if (any_eligible) /* "measured 0.9x" or "not measured" */
                         CHECK_CONTAINS(d.reason, "measured");
                 }
@@ -367,22 +501,22 @@ static void table_per_gpu(void)
     strcpy(h200.gpu, "H200");
     strcpy(h100.gpu, "H100");
     strcpy(other.gpu, "GH200");
-    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &h200) == 0.90);
-    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_COOP_256x128x64, &p, &h200) == 1.20);
-    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &h100) == 1.10);
-    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_COOP_256x128x64, &p, &h100) == 0.95);
+    CHECK(gs_table_ratio(FAMILY_PINGPONG, GS_PINGPONG_128x128x64, &p, &h200) == 0.90);
+    CHECK(gs_table_ratio(FAMILY_PINGPONG, GS_PINGPONG_COOP_256x128x64, &p, &h200) == 1.20);
+    CHECK(gs_table_ratio(FAMILY_PINGPONG, GS_PINGPONG_128x128x64, &p, &h100) == 1.10);
+    CHECK(gs_table_ratio(FAMILY_PINGPONG, GS_PINGPONG_COOP_256x128x64, &p, &h100) == 0.95);
     /* unknown model: the lowest of the models that measured the shape */
-    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &other) == 0.90);
-    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_COOP_256x128x64, &p, &other) == 0.95);
+    CHECK(gs_table_ratio(FAMILY_PINGPONG, GS_PINGPONG_128x128x64, &p, &other) == 0.90);
+    CHECK(gs_table_ratio(FAMILY_PINGPONG, GS_PINGPONG_COOP_256x128x64, &p, &other) == 0.95);
 
     /* the default policy follows: H200 takes the cooperative tile, H100 the
      * 128x128 one, the unknown model forwards (both below 0.98) */
     gs_config_t c = defaults();
     gs_decision_t d = gs_dispatch(&p, &h200, &c.routing);
-    CHECK_EQ_INT(d.route, GS_ROUTE_PINGPONG);
+    CHECK_EQ_INT(d.route, ROUTE_PINGPONG);
     CHECK_EQ_INT(d.config, GS_PINGPONG_COOP_256x128x64);
     d = gs_dispatch(&p, &h100, &c.routing);
-    CHECK_EQ_INT(d.route, GS_ROUTE_PINGPONG);
+    CHECK_EQ_INT(d.route, ROUTE_PINGPONG);
     CHECK_EQ_INT(d.config, GS_PINGPONG_128x128x64);
     d = gs_dispatch(&p, &other, &c.routing);
     CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
@@ -390,24 +524,24 @@ static void table_per_gpu(void)
     /* a model-less entry applies to every model */
     gs_problem_t q = fp32_problem();
     q.m = q.n = q.k = q.lda = q.ldb = q.ldc = 1024;
-    CHECK(gs_table_ratio(GS_ROUTE_SGEMM_SIMT, 0, &q, &h200) == 1.05);
-    CHECK(gs_table_ratio(GS_ROUTE_SGEMM_SIMT, 0, &q, &other) == 1.05);
+    CHECK(gs_table_ratio(FAMILY_SGEMM_SIMT, 0, &q, &h200) == 1.05);
+    CHECK(gs_table_ratio(FAMILY_SGEMM_SIMT, 0, &q, &other) == 1.05);
 
     p.m = p.n = p.k = p.lda = p.ldb = p.ldc = 2048;
     p.trans_a = p.trans_b = GS_OP_N;
-    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &h200) == 0.90);
-    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &h100) == 1.10);
+    CHECK(gs_table_ratio(FAMILY_PINGPONG, GS_PINGPONG_128x128x64, &p, &h200) == 0.90);
+    CHECK(gs_table_ratio(FAMILY_PINGPONG, GS_PINGPONG_128x128x64, &p, &h100) == 1.10);
     p.trans_b = GS_OP_T;
     p.k = 2500;
-    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &h200) == 1.30);
-    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &h100) == 0.70);
-    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &other) == 0.70);
+    CHECK(gs_table_ratio(FAMILY_PINGPONG, GS_PINGPONG_128x128x64, &p, &h200) == 1.30);
+    CHECK(gs_table_ratio(FAMILY_PINGPONG, GS_PINGPONG_128x128x64, &p, &h100) == 0.70);
+    CHECK(gs_table_ratio(FAMILY_PINGPONG, GS_PINGPONG_128x128x64, &p, &other) == 0.70);
     /* a device whose name is unknown reads like an unknown model */
     gs_device_t anon = device(9, 0, 132);
-    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &anon) == 0.70);
+    CHECK(gs_table_ratio(FAMILY_PINGPONG, GS_PINGPONG_128x128x64, &p, &anon) == 0.70);
     p.trans_b = GS_OP_N;
     p.k = 2048;
-    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &anon) == 0.90);
+    CHECK(gs_table_ratio(FAMILY_PINGPONG, GS_PINGPONG_128x128x64, &p, &anon) == 0.90);
 
     /* a GPU token that is not one word of at most 15 characters is an error */
     static const char *const bad[] = {
@@ -457,7 +591,7 @@ static void table_matches_m_and_n(void)
         p.n = cases[i].n;
         p.k = p.lda = p.ldb = 4096;
         p.ldc = p.m;
-        CHECK(gs_table_ratio(GS_ROUTE_SKINNY, 0, &p, &h200) == cases[i].want);
+        CHECK(gs_table_ratio(FAMILY_SKINNY, 0, &p, &h200) == cases[i].want);
     }
 }
 
@@ -512,9 +646,9 @@ static void table_scales_by_waves(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         p.n = cases[i].n;
-        CHECK(fabs(gs_table_ratio(GS_ROUTE_PINGPONG, coop, &p, &h200) - cases[i].want) < 1e-12);
+        CHECK(fabs(gs_table_ratio(FAMILY_PINGPONG, coop, &p, &h200) - cases[i].want) < 1e-12);
         gs_decision_t d = gs_dispatch(&p, &h200, &c.routing);
-        CHECK_EQ_INT(d.route, cases[i].want >= GS_MIN_RATIO ? GS_ROUTE_PINGPONG : GS_ROUTE_FORWARD);
+        CHECK_EQ_INT(d.route, cases[i].want >= GS_MIN_RATIO ? ROUTE_PINGPONG : GS_ROUTE_FORWARD);
     }
     p.n = 2304;
     CHECK_CONTAINS(gs_dispatch(&p, &h200, &c.routing).reason, "measured 0.76x");
@@ -522,12 +656,12 @@ static void table_scales_by_waves(void)
     p.m = p.n = 300;
     p.k = p.lda = p.ldb = 60000;
     p.ldc = 300;
-    CHECK(gs_table_ratio(GS_ROUTE_PINGPONG, GS_PINGPONG_128x128x64, &p, &h200) == 1.05);
+    CHECK(gs_table_ratio(FAMILY_PINGPONG, GS_PINGPONG_128x128x64, &p, &h200) == 1.05);
     p.m = 4096;
     p.n = 24;
     p.k = p.lda = p.ldb = 4096;
     p.ldc = 4096;
-    CHECK(gs_table_ratio(GS_ROUTE_SKINNY, 0, &p, &h200) == 1.10);
+    CHECK(gs_table_ratio(FAMILY_SKINNY, 0, &p, &h200) == 1.10);
 }
 
 /* The 192x128 pingpong tile's can_implement (session 17): only the plain
@@ -583,6 +717,7 @@ int main(void)
     policies_and_kernel_mask();
     bf16();
     names();
+    registry();
     table_policy_follows_table();
     shared_predicates();
     table_per_gpu(); /* these three last: they replace the built-in table */

@@ -49,7 +49,87 @@ static double ratio(int64_t m, int64_t n, int64_t k)
     gs_problem_t p = fp32(m, n, k);
     gs_device_t d = device(9, 0, 132);
     strcpy(d.gpu, "H200");
-    return gs_table_ratio(GS_ROUTE_SGEMM_SIMT, 0, &p, &d);
+    return gs_table_ratio(FAMILY_SGEMM_SIMT, 0, &p, &d);
+}
+
+/* The built-in table (dispatch/gs_table_data.h), the text of a table file
+ * parsed at first use: every entry line parses (a line that did not would
+ * leave the shim with no table at all: gs_table_builtin_entries() 0), every
+ * candidate of the registry has entries, and each candidate's entries are
+ * read back through gs_table_ratio under its family and configuration. */
+static const char builtin_text[] =
+#include "gs_table_data.h"
+    ;
+
+static void builtin_table(void)
+{
+    gs_table_use_builtin();
+    int n_entries = 0, header = 0, bad = 0, per_candidate[GS_CANDIDATES_MAX] = {0};
+    int read_back[GS_CANDIDATES_MAX] = {0};
+    for (const char *line = builtin_text; *line;) {
+        const char *eol = strchr(line, '\n');
+        const size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        char buf[256];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), line);
+        line += len + (eol ? 1 : 0);
+        if (!buf[0] || buf[0] == '#')
+            continue;
+        if (!strcmp(buf, "gemmshim-table 1")) {
+            ++header;
+            continue;
+        }
+        ++n_entries;
+        /* FAMILY CONFIG CC DTYPE LAYOUT M N K SPEEDUP [GPU] */
+        char fam[64], cfg[64], dtype[8], layout[8], gpu[16] = "";
+        int cc;
+        long long m, n, k;
+        double speedup;
+        const int got = sscanf(buf, "%63s %63s %d %7s %7s %lld %lld %lld %lf %15s", fam, cfg, &cc,
+                               dtype, layout, &m, &n, &k, &speedup, gpu);
+        if (got != 9 && got != 10) {
+            fprintf(stderr, "built-in entry '%s': not FAMILY CONFIG CC DTYPE LAYOUT M N K "
+                            "SPEEDUP [GPU]\n", buf);
+            ++bad;
+            continue;
+        }
+        const gs_family_t *f = gs_family_find(fam);
+        const int cand = f && !strcmp(cfg, "-") && f->n_configs == 1 ? gs_candidate_of(f, 0)
+                                                                     : gs_candidate_find(cfg);
+        int config = -1;
+        if (!f || cand < 0 || gs_candidate(cand, &config) != f) {
+            fprintf(stderr, "built-in entry '%s': no such family/configuration\n", buf);
+            ++bad;
+            continue;
+        }
+        ++per_candidate[cand];
+        /* the entry's own shape, on its own GPU model: a reading */
+        gs_problem_t p = fp32(m, n, k);
+        p.a_type = p.b_type = p.c_type = !strcmp(dtype, "bf16")  ? GS_DT_BF16
+                                         : !strcmp(dtype, "f16") ? GS_DT_F16
+                                                                 : GS_DT_F32;
+        p.trans_a = layout[0] == 'T' ? GS_OP_T : GS_OP_N;
+        p.trans_b = layout[1] == 'T' ? GS_OP_T : GS_OP_N;
+        gs_device_t d = device(cc / 10, cc % 10, 132);
+        strcpy(d.gpu, gpu);
+        read_back[cand] += gs_table_ratio(f, config, &p, &d) > 0.0;
+    }
+    CHECK_EQ_INT(header, 1);
+    CHECK_EQ_INT(bad, 0);
+    /* 416 entries in the table of this tree; counted from the text so that
+     * a regenerated table needs no edit here */
+    CHECK(n_entries > 0);
+    CHECK_EQ_INT(gs_table_builtin_entries(), n_entries);
+    for (int i = 0; i < gs_candidate_count(); ++i) {
+        if (!CHECK(per_candidate[i] > 0))
+            fprintf(stderr, "    no built-in entry for %s\n", gs_candidate_name(i));
+        CHECK_EQ_INT(read_back[i], per_candidate[i]);
+    }
+    /* by name, as the brief of the table says: every pingpong tile, and
+     * the one configuration of sgemm_simt and of skinny */
+    for (int c = 0; c < GS_PINGPONG_CONFIG_COUNT; ++c)
+        CHECK(per_candidate[gs_candidate_find(gs_pingpong_name((gs_pingpong_config_t)c))] > 0);
+    CHECK(per_candidate[gs_candidate_of(FAMILY_SGEMM_SIMT, 0)] > 0);
+    CHECK(per_candidate[gs_candidate_of(FAMILY_SKINNY, 0)] > 0);
 }
 
 /* Writes len bytes (NULs included) to the test file and loads it. */
@@ -377,6 +457,7 @@ int main(void)
     (void)defaults; /* of dispatch_fixtures.h: device() is what this test uses */
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof path, "%s/table", dir);
+    builtin_table(); /* first: the others load tables over it */
     long_lines();
     directory();
     no_entries();

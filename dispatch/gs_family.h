@@ -1,0 +1,60 @@
+/* A kernel family, as dispatch and serving see it: one table of operations.
+ *
+ * Everything above the families reaches a kernel through this table and the
+ * registry (dispatch/gs_registry.h); nothing there names a family or one of
+ * its configurations. A family has one or more configurations (tile shapes,
+ * schedules), each with a stable name that keys routing tables, logs and
+ * GEMMSHIM_KERNELS. Adding a family: its table in its own file under
+ * kernels/, one line in dispatch/gs_registry.c.
+ *
+ * For one call: can_implement (may it compute exactly this problem on this
+ * device?), then plan (once per call: which kernel runs, what scratch it
+ * needs), then run with that plan. Pure host code up to run: dispatch tests
+ * call can_implement and plan without a GPU. */
+#ifndef GS_FAMILY_H
+#define GS_FAMILY_H
+
+#include "gs_problem.h"
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gs_family gs_family_t;
+
+/* A routed call's plan, made once by the family's plan and passed on to
+ * workspace sizing, the log and run. */
+typedef struct gs_plan {
+    const gs_family_t *family;
+    int config;
+    const char *kernel;     /* what runs, tile and split in the name (static storage) */
+    size_t workspace_bytes; /* scratch run needs in p->workspace (0: none);
+                               the family's workspace contract: kernels/gs_kernels.h */
+} gs_plan_t;
+
+struct gs_family {
+    const char *name; /* "pingpong" */
+    int n_configs;
+    /* stable configuration names ("pingpong_128x128x64"); a family of one
+     * configuration may give its own name */
+    const char *(*config_name)(int config);
+    /* 1 when configuration `config` computes exactly p on d; never touches the GPU */
+    int (*can_implement)(const gs_problem_t *p, const gs_device_t *d, int config);
+    /* fills plan (family and config already set) for a problem can_implement took */
+    void (*plan)(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *plan);
+    /* enqueues the problem on p->stream: 0, or a cudaError_t with nothing
+     * enqueued (the caller falls back to cuBLAS); never synchronizes,
+     * allocates or changes the current device */
+    int (*run)(const gs_plan_t *plan, const gs_problem_t *p, const gs_device_t *d);
+    /* optional (NULL: 1): the share of a routing-table reading measured at
+     * `measured` that holds for p (pingpong: the persistent grid's waves) */
+    double (*reading_scale)(const gs_problem_t *p, const gs_problem_t *measured,
+                            const gs_device_t *d, int config);
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GS_FAMILY_H */

@@ -1,0 +1,42 @@
+/* The one list of kernel families (dispatch/gs_registry.c), and the
+ * candidates it makes: every configuration of every family, numbered in the
+ * list's order (the order of preference when nothing measured tells
+ * candidates apart). Candidate numbers index the allow-list
+ * (gs_routing_t.allowed) and the statistics; names key everything stored. */
+#ifndef GS_REGISTRY_H
+#define GS_REGISTRY_H
+
+#include "gs_family.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { GS_CANDIDATES_MAX = 64 }; /* bits of gs_routing_t.allowed */
+
+int gs_family_count(void);
+const gs_family_t *gs_family_at(int i);
+/* by name; NULL when there is none */
+const gs_family_t *gs_family_find(const char *name);
+
+/* every configuration of every family */
+int gs_candidate_count(void);
+/* candidate i's family and configuration */
+const gs_family_t *gs_candidate(int i, int *config);
+/* the candidate number of a family's configuration, -1 if not registered */
+int gs_candidate_of(const gs_family_t *f, int config);
+/* a configuration's stable name */
+const char *gs_candidate_name(int i);
+/* by configuration name ("pingpong_128x128x64", or a one-configuration
+ * family's name), -1 when there is none */
+int gs_candidate_find(const char *config_name);
+/* the allow-list bits of every candidate, and of one family's */
+uint64_t gs_candidates_all(void);
+uint64_t gs_candidates_of_family(const gs_family_t *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GS_REGISTRY_H */

@@ -1,0 +1,38 @@
+/* The decode (skinny) GEMM as a kernel family (dispatch/gs_family.h): one
+ * configuration; the n bucket, the ring (mma.sync or wgmma) and the k split
+ * are chosen per call by the kernel's host code (kernels/skinny.cu). */
+#include "gs_family.h"
+#include "gs_kernels.h"
+
+static const char *config_name(int config)
+{
+    (void)config;
+    return "skinny";
+}
+
+static int can_implement(const gs_problem_t *p, const gs_device_t *d, int config)
+{
+    (void)config;
+    return gs_skinny_can_implement(p, d);
+}
+
+static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *pl)
+{
+    pl->kernel = gs_skinny_name(p, d);
+    pl->workspace_bytes = gs_skinny_workspace_bytes(p, d);
+}
+
+static int run(const gs_plan_t *pl, const gs_problem_t *p, const gs_device_t *d)
+{
+    (void)pl;
+    return gs_skinny_run(p, d);
+}
+
+const gs_family_t gs_family_skinny = {
+    .name = "skinny",
+    .n_configs = 1,
+    .config_name = config_name,
+    .can_implement = can_implement,
+    .plan = plan,
+    .run = run,
+};
