@@ -4,7 +4,9 @@
 #include "gs_config.h"
 #include "gs_registry.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +187,9 @@ static void parse_bool(gs_config_t *c, const char *var, const char *v, int *out)
  * truncated sm_90:4294967298 to 2 SMs). *end: after it. */
 static int parse_bounded(const char *s, long lo, long hi, long *out, char **end)
 {
+    *end = (char *)s;
+    if (isspace((unsigned char)*s)) /* strtol would skip it; a value is taken as written */
+        return -1;
     errno = 0;
     const long v = strtol(s, end, 10);
     if (*end == s || errno == ERANGE || v < lo || v > hi)
@@ -279,9 +284,13 @@ int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
     const char *vt = get("GEMMSHIM_VERIFY_TOL");
     if (vt) {
         char *end = NULL;
+        errno = 0;
         double tol = strtod(vt, &end);
-        if (!*vt || *end || !(tol >= 0.0) || tol > 1.0)
-            reject(c, "GEMMSHIM_VERIFY_TOL='%.64s' is not a number in [0, 1]", vt);
+        /* ERANGE: 1e-400 underflows to 0, which would mean "bit-exact" */
+        if (!*vt || isspace((unsigned char)*vt) || *end || errno == ERANGE || !(tol >= 0.0) ||
+            tol > 1.0)
+            reject(c, "GEMMSHIM_VERIFY_TOL='%.64s' is not a number in [0, 1] (0: bit-exact; "
+                      "a positive one at least %g)", vt, DBL_MIN);
         else
             c->verify_tol = tol > 0.0 ? tol : -1.0; /* -1: exact match required */
     }
@@ -295,8 +304,10 @@ int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
     const char *wm = get("GEMMSHIM_WORKSPACE_MB");
     if (wm) {
         char *end = NULL;
+        errno = 0;
         long mb = strtol(wm, &end, 10);
-        if (!*wm || *end || mb < 0 || mb > 65536)
+        if (!*wm || isspace((unsigned char)*wm) || *end || errno == ERANGE || mb < 0 ||
+            mb > 65536)
             reject(c, "GEMMSHIM_WORKSPACE_MB='%.64s' is not a whole number of MiB in [0, 65536]",
                    wm);
         else

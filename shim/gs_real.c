@@ -133,13 +133,21 @@ static void *open_real(gs_lib_t lib, const char **how)
     const char *env = lib == GS_LIB_CUBLAS ? c->cublas_path : c->cublaslt_path;
     void *h;
     if (env[0]) {
+        /* A value that cannot be used is a bad value: one line, and every
+         * call passes through, to the cuBLAS the search below finds (the
+         * one the application runs on without the shim). */
         *how = "environment";
         h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
-        if (!h)
-            gs_msg("cannot open %s named by %s: %s", env,
-                   lib == GS_LIB_CUBLAS ? "GEMMSHIM_CUBLAS" : "GEMMSHIM_CUBLASLT", dlerror());
-        if ((h = keep_if_real(h, d, env)))
+        const char *err = h ? NULL : dlerror();
+        void *probe = h ? gs_real_dlsym(h, d->probe) : NULL;
+        if (probe && !is_self(probe))
             return h;
+        gs_msg("refusing %s: %s (named by %s); the shim passes every call to the %s it finds "
+               "itself", env, err ? err : probe ? "it is the shim itself" : "no cuBLAS in it",
+               lib == GS_LIB_CUBLAS ? "GEMMSHIM_CUBLAS" : "GEMMSHIM_CUBLASLT", d->stem);
+        if (h)
+            dlclose(h);
+        gs_set_mode(GS_MODE_OFF);
     }
     *how = "global scope";
     if ((h = via_rtld_next(d)))

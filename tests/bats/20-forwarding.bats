@@ -73,3 +73,17 @@ setup() { common_setup; }
     expect_contains "$output" "5 calls, 0 unexpected statuses"
     expect_eq "$(record_lines)" 8
 }
+
+@test "(d) a GEMMSHIM_CUBLAS that cannot be used is a bad value: one line, every call passes through" {
+    run_shim env GEMMSHIM_CUBLAS=/nonexistent/libcublas.so.13 LD_LIBRARY_PATH="$FAKE_DIR" \
+        GEMMSHIM_TEST_DEVICE=sm_90:132 GEMMSHIM_POLICY=eligible GEMMSHIM_LOG=stderr "$SAMPLE"
+    echo "$output"; echo "$stderr"
+    [ "$status" -eq 0 ]
+    expect_contains "$output" "5 calls, 0 unexpected statuses"
+    expect_eq "$(count_fixed "$stderr" "refusing /nonexistent/libcublas.so.13")" 1
+    expect_contains "$stderr" "(named by GEMMSHIM_CUBLAS); the shim passes every call to the libcublas.so it finds itself"
+    # forwarded, to the library the search found: nothing routed, no fallback
+    expect_eq "$(count_fixed "$stderr" " -> forward (GEMMSHIM_MODE=off)")" 5
+    expect_eq "$(count_fixed "$stderr" "(fallback: ")" 0
+    expect_eq "$(record_lines)" 5
+}

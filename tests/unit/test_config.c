@@ -258,6 +258,29 @@ static void kernel_list_format(void)
     CHECK_CONTAINS(msg, "'warp9'");
 }
 
+/* Values are taken as written: leading blanks are refused as trailing ones
+ * always were (strtol skipped them), and a tolerance that underflows to 0
+ * is refused rather than read as "bit-exact". */
+static void values_as_written(void)
+{
+    gs_config_t c;
+    const struct {
+        const char *var, *value;
+    } bad[] = {{"GEMMSHIM_WORKSPACE_MB", " 64"},   {"GEMMSHIM_WORKSPACE_MB", "64 "},
+               {"GEMMSHIM_WORKSPACE_MB", "\t64"}, {"GEMMSHIM_VERIFY_TOL", " 0.01"},
+               {"GEMMSHIM_VERIFY_TOL", "0.01 "},  {"GEMMSHIM_VERIFY_TOL", "1e-400"},
+               {"GEMMSHIM_TEST_DEVICE", "sm_ 90:132"}, {"GEMMSHIM_TEST_DEVICE", "sm_90: 132"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        CHECK_EQ_INT(parse_env(&c, bad[i].var, bad[i].value, NULL), -1);
+        CHECK_CONTAINS(c.error_msg, bad[i].var);
+        CHECK_EQ_INT(c.routing.mode, GS_MODE_OFF);
+    }
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_VERIFY_TOL", "0", NULL), 0);
+    CHECK(c.verify_tol == -1.0); /* bit-exact, as documented */
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_VERIFY_TOL", "1e-300", NULL), 0);
+    CHECK(c.verify_tol == 1e-300);
+}
+
 static void test_faults(void)
 {
     gs_config_t c;
@@ -399,6 +422,7 @@ int main(void)
     kernel_list_format();
     test_device();
     test_faults();
+    values_as_written();
     bad_values();
     paths();
     /* the families' names (gs_family_name before the registry) */
