@@ -156,36 +156,38 @@ int gs_sink_forked(void)
     return __atomic_load_n(&forked, __ATOMIC_RELAXED);
 }
 
-void gs_msg(const char *fmt, ...)
+/* One line to stderr (to_stderr), to the log file, or both; each with one
+ * write under the lock. */
+static void emit(int to_stderr, const char *fmt, va_list ap)
 {
     char stack[1024], *heap;
     size_t len;
-    va_list ap;
-    va_start(ap, fmt);
     const char *line = format(stack, sizeof stack, &heap, &len, fmt, ap);
-    va_end(ap);
     pthread_mutex_lock(&lock);
-    put(2, line, len);
+    if (to_stderr || log_fd < 0)
+        put(2, line, len);
     if (log_fd >= 0)
         put(log_fd, line, len);
     pthread_mutex_unlock(&lock);
     free(heap);
 }
 
+void gs_msg(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit(1, fmt, ap);
+    va_end(ap);
+}
+
 void gs_log_line(const char *fmt, ...)
 {
     if (!gs_sink_on())
         return;
-    char stack[1024], *heap;
-    size_t len;
     va_list ap;
     va_start(ap, fmt);
-    const char *line = format(stack, sizeof stack, &heap, &len, fmt, ap);
+    emit(0, fmt, ap);
     va_end(ap);
-    pthread_mutex_lock(&lock);
-    put(log_fd >= 0 ? log_fd : 2, line, len);
-    pthread_mutex_unlock(&lock);
-    free(heap);
 }
 
 void gs_block_add(gs_block_t *b, const char *fmt, ...)

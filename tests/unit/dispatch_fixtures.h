@@ -51,6 +51,32 @@ static inline gs_config_t defaults(void)
     return c;
 }
 
+/* An fp32 NN problem m x n x k: tight leading dimensions, 256-byte aligned
+ * dummy pointers (nothing is dereferenced), host scalars 1 and 0. */
+static inline gs_problem_t fp32_nn(int64_t m, int64_t n, int64_t k)
+{
+    static const float one = 1.f, zero = 0.f;
+    gs_problem_t p;
+    memset(&p, 0, sizeof p);
+    p.entry = GS_EP_SGEMM;
+    p.a_type = p.b_type = p.c_type = GS_DT_F32;
+    p.compute = GS_CT_F32;
+    p.scalar_type = GS_DT_F32;
+    p.trans_a = p.trans_b = GS_OP_N;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.A = (const void *)(uintptr_t)0x7f0000100000ull;
+    p.B = (const void *)(uintptr_t)0x7f0000200000ull;
+    p.C = (void *)(uintptr_t)0x7f0000300000ull;
+    p.lda = p.ldc = m;
+    p.ldb = k;
+    p.batch = 1;
+    p.alpha = &one;
+    p.beta = &zero;
+    return p;
+}
+
 /* A device of that compute capability and SM count (Hopper-sized shared
  * memory and L2). */
 static inline gs_device_t device(int major, int minor, int sms)

@@ -9,27 +9,12 @@
 #include <stdlib.h> /* mkstemp */
 #include <string.h>
 
-static const float one = 1.f, zero = 0.f;
+static const float one = 1.f;
 
 /* An fp32 NN problem every fp32 kernel can take: 256^3, aligned. */
 static gs_problem_t fp32_problem(void)
 {
-    gs_problem_t p;
-    memset(&p, 0, sizeof p);
-    p.entry = GS_EP_SGEMM;
-    p.a_type = p.b_type = p.c_type = GS_DT_F32;
-    p.compute = GS_CT_F32;
-    p.scalar_type = GS_DT_F32;
-    p.trans_a = p.trans_b = GS_OP_N;
-    p.m = p.n = p.k = 256;
-    p.A = (const void *)(uintptr_t)0x7f0000100000ull;
-    p.B = (const void *)(uintptr_t)0x7f0000200000ull;
-    p.C = (void *)(uintptr_t)0x7f0000300000ull;
-    p.lda = p.ldb = p.ldc = 256;
-    p.batch = 1;
-    p.alpha = &one;
-    p.beta = &zero;
-    return p;
+    return fp32_nn(256, 256, 256);
 }
 
 static gs_problem_t bf16_problem(void)

@@ -18,35 +18,13 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-static const float one = 1.f, zero = 0.f;
 static char dir[] = "/tmp/gs_test_table_XXXXXX";
 static char path[sizeof dir + 32];
-
-/* An fp32 NN problem m x n x k that the sgemm_simt route matches by shape. */
-static gs_problem_t fp32(int64_t m, int64_t n, int64_t k)
-{
-    gs_problem_t p;
-    memset(&p, 0, sizeof p);
-    p.entry = GS_EP_SGEMM;
-    p.a_type = p.b_type = p.c_type = GS_DT_F32;
-    p.compute = GS_CT_F32;
-    p.scalar_type = GS_DT_F32;
-    p.trans_a = p.trans_b = GS_OP_N;
-    p.m = m;
-    p.n = n;
-    p.k = k;
-    p.lda = p.ldc = m;
-    p.ldb = k;
-    p.batch = 1;
-    p.alpha = &one;
-    p.beta = &zero;
-    return p;
-}
 
 /* The sgemm_simt reading of an m x n x k fp32 NN call on an sm_90 H200. */
 static double ratio(int64_t m, int64_t n, int64_t k)
 {
-    gs_problem_t p = fp32(m, n, k);
+    gs_problem_t p = fp32_nn(m, n, k);
     gs_device_t d = device(9, 0, 132);
     strcpy(d.gpu, "H200");
     return gs_table_ratio(FAMILY_SGEMM_SIMT, 0, &p, &d);
@@ -103,7 +81,7 @@ static void builtin_table(void)
         }
         ++per_candidate[cand];
         /* the entry's own shape, on its own GPU model: a reading */
-        gs_problem_t p = fp32(m, n, k);
+        gs_problem_t p = fp32_nn(m, n, k);
         p.a_type = p.b_type = p.c_type = !strcmp(dtype, "bf16")  ? GS_DT_BF16
                                          : !strcmp(dtype, "f16") ? GS_DT_F16
                                                                  : GS_DT_F32;
