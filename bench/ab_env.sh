@@ -4,7 +4,7 @@
 # so that each variant's ratio to cuBLAS is measured next to the others'.
 #   bench/ab_env.sh BIN_ROOT OUT.csv SHAPES_FILE REPEATS NAME=ENV[,ENV...] ...
 # e.g.  bench/ab_env.sh build out/sk.csv shapes.txt 2 \
-#         sk-off=GEMMSHIM_PP_SK=0 sk-on=GEMMSHIM_PP_SK=1
+#         sk-off=GEMMSHIM_DEV_PINGPONG_SK=0 sk-on=GEMMSHIM_DEV_PINGPONG_SK=1
 # An ENV of "-" sets nothing. GEMMSHIM_KERNELS etc. from the caller's
 # environment apply to every variant. OUT.csv: bench_ab's columns behind
 # two more, variant and repeat. Prints, per shape, each variant's speedups.

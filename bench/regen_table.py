@@ -94,7 +94,7 @@ def coop_streamk_now(r):
 
 def not_the_shipped_plan(r):
     """Rows of the session-15 stream-K A/B files whose plan (stream-K or
-    whole tiles, GEMMSHIM_PP_SK) is not what the shipped rule picks for the
+    whole tiles, GEMMSHIM_DEV_PINGPONG_SK) is not what the shipped rule picks for the
     shape."""
     return ("_streamk" in r["route"]) != coop_streamk_now(r)
 

@@ -254,6 +254,55 @@ static void parse_test_faults(gs_config_t *c, const char *v)
     c->test_faults = bits;
 }
 
+/* The families' developer knobs: GEMMSHIM_DEV_<FAMILY>_<NAME>, a whole
+ * number the knob takes; an earlier name of the variable is refused, naming
+ * the new one (a silently ignored setting is what this replaces). */
+static void parse_knobs(gs_config_t *c, gs_getenv_fn get)
+{
+    _Static_assert(sizeof c->knob_values / sizeof c->knob_values[0] == GS_KNOBS_MAX,
+                   "one value per knob");
+    for (int i = 0; i < gs_knob_count(); ++i) {
+        const gs_family_t *f;
+        const gs_knob_t *k = gs_knob_at(i, &f);
+        char var[96];
+        size_t len = (size_t)snprintf(var, sizeof var, "GEMMSHIM_DEV_%s_%s", f->name, k->name);
+        for (size_t j = 0; j < len && j < sizeof var; ++j)
+            var[j] = (char)toupper((unsigned char)var[j]);
+        c->knob_values[i] = k->def;
+        if (k->legacy && get(k->legacy)) {
+            reject(c, "%s is now %s", k->legacy, var);
+            continue;
+        }
+        const char *v = get(var);
+        if (!v)
+            continue;
+        long x = 0;
+        char *end = NULL;
+        int ok = !parse_bounded(v, k->lo, k->hi, &x, &end) && *end == '\0';
+        if (ok && k->only) {
+            ok = 0;
+            for (int j = 0; j < k->n_only; ++j)
+                ok |= k->only[j] == x;
+        }
+        if (!ok) {
+            char takes[96];
+            size_t n = 0;
+            if (k->only)
+                for (int j = 0; j < k->n_only && n < sizeof takes; ++j)
+                    n += (size_t)snprintf(takes + n, sizeof takes - n, "%s%d", j ? ", " : "",
+                                          k->only[j]);
+            else
+                snprintf(takes, sizeof takes, "%d to %d", k->lo, k->hi);
+            reject(c, "%s='%.32s' is not one of: %s", var, v, takes);
+            continue;
+        }
+        c->knob_values[i] = (int)x;
+    }
+    c->knob_key = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < gs_knob_count(); ++i)
+        c->knob_key = (c->knob_key ^ (uint64_t)(uint32_t)c->knob_values[i]) * 0xff51afd7ed558ccdull;
+}
+
 int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
 {
     memset(c, 0, sizeof *c);
@@ -320,6 +369,7 @@ int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
         parse_bool(c, "GEMMSHIM_PDL", pd, &c->pdl);
     parse_test_device(c, get("GEMMSHIM_TEST_DEVICE"));
     parse_test_faults(c, get("GEMMSHIM_TEST_FAULTS"));
+    parse_knobs(c, get);
     if (c->error) {
         c->routing.mode = GS_MODE_OFF;
         return -1;

@@ -24,6 +24,19 @@ extern "C" {
 
 typedef struct gs_family gs_family_t;
 
+/* A developer knob of a family (A/B switches, test settings): read as
+ * GEMMSHIM_DEV_<FAMILY>_<NAME> and validated with every other setting
+ * (dispatch/gs_config.c); a value it does not take is a bad value. The
+ * family gets the values once, before its first call (set_knobs). */
+typedef struct gs_knob {
+    const char *name;       /* "SK": GEMMSHIM_DEV_PINGPONG_SK */
+    const char *legacy;     /* the variable's earlier name, refused with a pointer here; or NULL */
+    int def;                /* the value when unset */
+    int lo, hi;             /* it takes lo..hi, */
+    const int *only;        /* or, where not NULL, only these n_only values */
+    int n_only;
+} gs_knob_t;
+
 /* A routed call's plan, made once by the family's plan and passed on to
  * workspace sizing, the log and run. */
 typedef struct gs_plan {
@@ -48,6 +61,11 @@ struct gs_family {
      * enqueued (the caller falls back to cuBLAS); never synchronizes,
      * allocates or changes the current device */
     int (*run)(const gs_plan_t *plan, const gs_problem_t *p, const gs_device_t *d);
+    /* optional: its developer knobs, and where their values go (one per
+     * knob, in order; called once, before the family's first call) */
+    int n_knobs;
+    const gs_knob_t *knobs;
+    void (*set_knobs)(const int *values);
     /* optional (NULL: 1): the share of a routing-table reading measured at
      * `measured` that holds for p (pingpong: the persistent grid's waves) */
     double (*reading_scale)(const gs_problem_t *p, const gs_problem_t *measured,

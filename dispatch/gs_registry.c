@@ -98,3 +98,35 @@ uint64_t gs_candidates_of_family(const gs_family_t *f)
     }
     return bits;
 }
+
+int gs_knob_count(void)
+{
+    int n = 0;
+    for (int i = 0; i < N_FAMILIES; ++i)
+        n += families[i]->n_knobs;
+    return n < GS_KNOBS_MAX ? n : GS_KNOBS_MAX;
+}
+
+const gs_knob_t *gs_knob_at(int i, const gs_family_t **family)
+{
+    for (int f = 0; f < N_FAMILIES && i >= 0; ++f) {
+        if (i < families[f]->n_knobs) {
+            *family = families[f];
+            return &families[f]->knobs[i];
+        }
+        i -= families[f]->n_knobs;
+    }
+    *family = NULL;
+    return NULL;
+}
+
+void gs_knobs_apply(const int *values)
+{
+    int base = 0;
+    for (int f = 0; f < N_FAMILIES; ++f) {
+        const gs_family_t *fam = families[f];
+        if (fam->n_knobs && fam->set_knobs && base + fam->n_knobs <= GS_KNOBS_MAX)
+            fam->set_knobs(values + base);
+        base += fam->n_knobs;
+    }
+}

@@ -36,6 +36,14 @@ int gs_candidate_find(const char *config_name);
 uint64_t gs_candidates_all(void);
 uint64_t gs_candidates_of_family(const gs_family_t *f);
 
+/* Every family's developer knobs, numbered in the list's order: knob i
+ * is gs_knob_at(i, &family). Their values live in gs_config_t.knob_values. */
+enum { GS_KNOBS_MAX = 32 };
+int gs_knob_count(void);
+const gs_knob_t *gs_knob_at(int i, const gs_family_t **family);
+/* Hands each family its knobs' values (values[i] for knob i). */
+void gs_knobs_apply(const int *values);
+
 #ifdef __cplusplus
 }
 #endif

@@ -62,6 +62,11 @@ const char *gs_pingpong_kernel_name(const gs_problem_t *p, const gs_device_t *d,
                                     gs_pingpong_config_t cfg);
 size_t gs_pingpong_workspace_bytes(const gs_problem_t *p, const gs_device_t *d,
                                    gs_pingpong_config_t cfg);
+/* The developer knobs (GEMMSHIM_DEV_PINGPONG_*; kernels/pingpong_family.c):
+ * raster group (0: the plan's), deferred epilogue (1), a CTA cap (0: none),
+ * stream-K mode (0 off, 1 the rule, 2 every ragged wave, 3 as 2 and short
+ * ranges too). Set before the first call. */
+void gs_pingpong_set_knobs(int group, int defer, int max_ctas, int sk);
 /* Share of the SMs' tile slots busy when p's tiles are dealt whole over the
  * persistent grid (1: one full wave per wave; 1 for split-K plans). */
 double gs_pingpong_wave_efficiency(const gs_problem_t *p, const gs_device_t *d,
@@ -100,6 +105,10 @@ int gs_skinny_run(const gs_problem_t *p, const gs_device_t *d);
  * NULL or absent) */
 const char *gs_skinny_name(const gs_problem_t *p, const gs_device_t *d);
 size_t gs_skinny_workspace_bytes(const gs_problem_t *p, const gs_device_t *d);
+/* The developer knobs (GEMMSHIM_DEV_SKINNY_*; kernels/skinny_family.c): the
+ * wgmma ring on sm_90 (1) or not (0), a forced cluster split (0: the plan's),
+ * a forced workspace split (0: the plan's). Set before the first call. */
+void gs_skinny_set_knobs(int wg, int ck, int ws);
 
 #ifdef __cplusplus
 }

@@ -41,6 +41,19 @@ static double reading_scale(const gs_problem_t *p, const gs_problem_t *measured,
     return p_eff < m_eff ? p_eff / m_eff : 1.0;
 }
 
+/* GEMMSHIM_DEV_PINGPONG_*: kernels/pingpong_sm90.cu says what each does. */
+static const gs_knob_t knobs[] = {
+    {"GROUP", "GEMMSHIM_PP_GROUP", 0, 0, 65536, NULL, 0},
+    {"DEFER", "GEMMSHIM_PP_DEFER", 1, 0, 1, NULL, 0},
+    {"MAX_CTAS", "GEMMSHIM_PP_MAX_CTAS", 0, 0, 65536, NULL, 0},
+    {"SK", "GEMMSHIM_PP_SK", 1, 0, 3, NULL, 0},
+};
+
+static void set_knobs(const int *v)
+{
+    gs_pingpong_set_knobs(v[0], v[1], v[2], v[3]);
+}
+
 const gs_family_t gs_family_pingpong = {
     .name = "pingpong",
     .n_configs = GS_PINGPONG_CONFIG_COUNT,
@@ -48,5 +61,8 @@ const gs_family_t gs_family_pingpong = {
     .can_implement = can_implement,
     .plan = plan,
     .run = run,
+    .n_knobs = sizeof knobs / sizeof knobs[0],
+    .knobs = knobs,
+    .set_knobs = set_knobs,
     .reading_scale = reading_scale,
 };

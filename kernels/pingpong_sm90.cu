@@ -1526,41 +1526,29 @@ constexpr int RASTER_ALL_M_MAX_KBLOCKS = 4;
 /* ... and run the 128x128 tile as Cfg128x128Short. */
 constexpr int SHORT_K_MAX_KBLOCKS = 4;
 
-/* Developer A/B switches and test knobs (README), read once:
- * GEMMSHIM_PP_GROUP     the raster group for every call (0: unset);
- * GEMMSHIM_PP_DEFER     "0" stores every cooperative tile in line
- *                       (store_tile) instead of deferring half of it into
- *                       the next tile's mainloop (deferred_store);
- * GEMMSHIM_PP_MAX_CTAS  at most this many CTAs in an unsplit grid, so that
- *                       small problems give every CTA several tiles (the
- *                       persistent paths: the ring across tiles, the
- *                       pingpong turns, the deferred epilogue) under
- *                       compute-sanitizer (0: no cap); stream-K grids too;
- * GEMMSHIM_PP_SK        "0": no stream-K; "2": stream-K for every ragged
- *                       last wave (plan_sk's thresholds off; A/B runs);
- *                       "3": as 2, and the ragged tiles dealt out alone
- *                       however short the ranges (tests: small grids). */
+/* Developer A/B switches and test knobs, GEMMSHIM_DEV_PINGPONG_* (README),
+ * set once by the family before its first call (kernels/pingpong_family.c,
+ * gs_pingpong_set_knobs); these defaults otherwise:
+ * group     the raster group for every call (0: the plan's);
+ * defer     0 stores every cooperative tile in line (store_tile) instead
+ *           of deferring half of it into the next tile's mainloop
+ *           (deferred_store);
+ * max_ctas  at most this many CTAs in an unsplit grid, so that small
+ *           problems give every CTA several tiles (the persistent paths:
+ *           the ring across tiles, the pingpong turns, the deferred
+ *           epilogue) under compute-sanitizer (0: no cap); stream-K grids
+ *           too;
+ * sk        0: no stream-K; 1: plan_sk's rule; 2: stream-K for every
+ *           ragged last wave (the thresholds off; A/B runs); 3: as 2, and
+ *           the ragged tiles dealt out alone however short the ranges
+ *           (tests: small grids). */
 struct pp_knobs {
     int group, defer, max_ctas, sk;
 };
+pp_knobs pp_knob_values = {0, 1, 0, 1};
 const pp_knobs &pp_env()
 {
-    static const pp_knobs k = [] {
-        auto positive = [](const char *name) {
-            const char *e = getenv(name);
-            return e && atoi(e) > 0 ? atoi(e) : 0;
-        };
-        auto on = [](const char *name) {
-            const char *e = getenv(name);
-            return !(e && e[0] == '0' && e[1] == '\0');
-        };
-        /* "0", "2", "3" as documented; anything else the default, 1 */
-        const char *sk = getenv("GEMMSHIM_PP_SK");
-        const int sk_mode = sk && sk[0] >= '0' && sk[0] <= '3' && !sk[1] ? sk[0] - '0' : 1;
-        return pp_knobs{positive("GEMMSHIM_PP_GROUP"), on("GEMMSHIM_PP_DEFER"),
-                        positive("GEMMSHIM_PP_MAX_CTAS"), sk_mode};
-    }();
-    return k;
+    return pp_knob_values;
 }
 
 constexpr int SPLIT_MAX = SPLIT_MAX_SLOTS;
@@ -1863,6 +1851,11 @@ bool bstride_ok(int64_t s, size_t es)
 }
 
 } // namespace
+
+extern "C" void gs_pingpong_set_knobs(int group, int defer, int max_ctas, int sk)
+{
+    pp_knob_values = pp_knobs{group, defer, max_ctas, sk};
+}
 
 extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_t *d,
                                          gs_pingpong_config_t cfg)

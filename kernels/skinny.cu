@@ -597,31 +597,19 @@ n_bucket bucket_of(int64_t n)
 }
 
 /* The wgmma ring (kernels/skinny_sm90.cu) runs in place of the mma.sync
- * ring on compute capability 9.0 (sm_90a code). Environment knobs, read
- * once, for A/B measurements with bench_ab: GEMMSHIM_SKINNY_WG=0 keeps the
- * mma.sync ring and its plan; GEMMSHIM_SKINNY_WG_CK=c forces the wgmma
- * ring with clusters of c for every n > 8. */
+ * ring on compute capability 9.0 (sm_90a code). Developer knobs,
+ * GEMMSHIM_DEV_SKINNY_* (README), set once by the family before its first
+ * call (kernels/skinny_family.c, gs_skinny_set_knobs), for A/B measurements
+ * with bench_ab: wg 0 keeps the mma.sync ring and its plan; ck = c forces
+ * the wgmma ring with clusters of c for every n > 8 (0: the plan's); ws = s
+ * the workspace split of s for every n > 8 (0: the plan's). */
 struct wg_knobs {
     int mode, ck, ws;
 };
+wg_knobs wg_knob_values = {1, 0, 0};
 const wg_knobs &wg_env()
 {
-    static const wg_knobs k = [] {
-        auto get = [](const char *name, int def) {
-            const char *e = getenv(name);
-            return e && *e ? atoi(e) : def;
-        };
-        /* a forced split is honoured only for the splits the sweeps ran */
-        int ck = get("GEMMSHIM_SKINNY_WG_CK", 0);
-        if (ck != 1 && ck != 2 && ck != 4 && ck != 8)
-            ck = 0;
-        /* GEMMSHIM_SKINNY_WS=s: the workspace split of s for every n > 8 */
-        int ws = get("GEMMSHIM_SKINNY_WS", 0);
-        if (ws != 2 && ws != 4 && ws != 8)
-            ws = 0;
-        return wg_knobs{get("GEMMSHIM_SKINNY_WG", 1), ck, ws};
-    }();
-    return k;
+    return wg_knob_values;
 }
 bool wg_on(const gs_device_t *d)
 {
@@ -938,6 +926,11 @@ cudaError_t skinny_dispatch(const gs_problem_t *p, const gs_device_t *d, const s
 bool is_16bit(gs_dtype_t t) { return t == GS_DT_BF16 || t == GS_DT_F16; }
 
 } // namespace
+
+extern "C" void gs_skinny_set_knobs(int wg, int ck, int ws)
+{
+    wg_knob_values = wg_knobs{wg, ck, ws};
+}
 
 extern "C" int gs_skinny_can_implement(const gs_problem_t *p, const gs_device_t *d)
 {

@@ -28,6 +28,20 @@ static int run(const gs_plan_t *pl, const gs_problem_t *p, const gs_device_t *d)
     return gs_skinny_run(p, d);
 }
 
+/* GEMMSHIM_DEV_SKINNY_*: kernels/skinny.cu says what each does; a forced
+ * split is taken only where the sweeps ran it. */
+static const int ck_values[] = {0, 1, 2, 4, 8}, ws_values[] = {0, 2, 4, 8};
+static const gs_knob_t knobs[] = {
+    {"WG", "GEMMSHIM_SKINNY_WG", 1, 0, 1, NULL, 0},
+    {"CK", "GEMMSHIM_SKINNY_WG_CK", 0, 0, 8, ck_values, sizeof ck_values / sizeof ck_values[0]},
+    {"WS", "GEMMSHIM_SKINNY_WS", 0, 0, 8, ws_values, sizeof ws_values / sizeof ws_values[0]},
+};
+
+static void set_knobs(const int *v)
+{
+    gs_skinny_set_knobs(v[0], v[1], v[2]);
+}
+
 const gs_family_t gs_family_skinny = {
     .name = "skinny",
     .n_configs = 1,
@@ -35,4 +49,7 @@ const gs_family_t gs_family_skinny = {
     .can_implement = can_implement,
     .plan = plan,
     .run = run,
+    .n_knobs = sizeof knobs / sizeof knobs[0],
+    .knobs = knobs,
+    .set_knobs = set_knobs,
 };

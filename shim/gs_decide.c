@@ -1,5 +1,6 @@
 /* Per-thread decision cache in front of gs_dispatch; see gs_decide.h. */
 #include "gs_decide.h"
+#include "gs_state.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
  * only beta == 0 calls; without it in the key, a beta != 0 call of a shape
  * first seen with beta == 0 was sent to that tile, which refused it at
  * launch, and the call fell back: session 17, test_pdl_chain). */
-enum { KEY_WORDS = 48 }; /* 41 used: room for a few more inputs */
+enum { KEY_WORDS = 48 }; /* 42 used: room for a few more inputs */
 typedef struct key {
     uint64_t w[KEY_WORDS];
 } gs_key_t;
@@ -51,7 +52,7 @@ static void make_key(gs_key_t *k, const gs_problem_t *p, const gs_device_t *d,
     _Static_assert(sizeof gpu == sizeof ((gs_device_t *)0)->gpu, "two key words");
     memcpy(gpu, d->gpu, sizeof gpu);
     W(gpu[0]); W(gpu[1]);
-    W(r->mode); W(r->policy); W(r->allowed);
+    W(r->mode); W(r->policy); W(r->allowed); W(gs_cfg()->knob_key);
     W(gs_table_generation());
     while (i < KEY_WORDS)
         W(0);

@@ -1,6 +1,7 @@
 #include "gs_state.h"
 #include "gs_dispatch.h"
 #include "gs_hooks.h"
+#include "gs_registry.h"
 #include "gs_log.h"
 
 #include <pthread.h>
@@ -23,6 +24,7 @@ static void init(void)
 {
     gs_config_parse(&config, env);
     gs_hooks_init(&config);
+    gs_knobs_apply(config.knob_values); /* before any family's first call */
     char msg[GS_PATH_MAX + 256];
     if (config.table_path[0] && gs_table_load(config.table_path, msg, sizeof msg)) {
         /* a routing table that cannot be trusted: pass everything through */

@@ -15,6 +15,7 @@
  * shapes; it must take every other case. GEMMSHIM_BIAS_SMALL=1: only the
  * small shapes (for compute-sanitizer). */
 #include "gpu_util.h"
+#include "gu_knobs.h"
 #include "gs_kernels.h"
 
 #define PAD16 0x5a5au
@@ -109,6 +110,7 @@ static double bias_at(const void *h, gs_dtype_t t, int i)
 int main(void)
 {
     gpu_require_or_skip("test_pingpong_bias");
+    gu_apply_dev_knobs(); /* GEMMSHIM_DEV_*: the shim is not here to apply them */
     uint64_t seed = gu_seed_init();
     const char *sm = getenv("GEMMSHIM_BIAS_SMALL");
     int small = sm && !strcmp(sm, "1");
@@ -125,11 +127,11 @@ int main(void)
     /* The stream-K cases are sized for 132 SMs and the default plan: on
      * another SM count, or with the developer switches set, they run as
      * whatever the kernel plans (still checked against the reference). */
-    const int sk_switched = getenv("GEMMSHIM_PP_SK") || getenv("GEMMSHIM_PP_MAX_CTAS");
+    const int sk_switched = getenv("GEMMSHIM_DEV_PINGPONG_SK") || getenv("GEMMSHIM_DEV_PINGPONG_MAX_CTAS");
     const int sk_planned = d.sm_count == 132 && !sk_switched;
     if (!sk_planned)
         printf("note: stream-K not required of the stream-K cases (%d SMs%s)\n", d.sm_count,
-               sk_switched ? ", GEMMSHIM_PP_SK or _MAX_CTAS set" : "");
+               sk_switched ? ", GEMMSHIM_DEV_PINGPONG_SK or _MAX_CTAS set" : "");
     cudaStream_t stream;
     CUDA_OK(cudaStreamCreate(&stream));
     int passed = 0, failed = 0, refused = 0;

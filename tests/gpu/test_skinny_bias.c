@@ -15,6 +15,7 @@
  *
  * Exit 77 where no GPU exists (GEMMSHIM_REQUIRE_GPU=1: failure). */
 #include "gpu_util.h"
+#include "gu_knobs.h"
 
 #include "gs_kernels.h"
 
@@ -160,7 +161,7 @@ static void run_case(const bias_case_t *c, const gs_device_t *d, float *d_scalar
     p.bias_type = c->bias == GS_DT_OTHER ? GS_DT_F32 : c->bias;
 
     check(gs_skinny_can_implement(&p, d), c, "can_implement", 0);
-    /* A workspace split (GEMMSHIM_SKINNY_WS) gets its workspace, zeroed as
+    /* A workspace split (GEMMSHIM_DEV_SKINNY_WS) gets its workspace, zeroed as
      * the shim's is, and must leave its counters zero. */
     const size_t ws = gs_skinny_workspace_bytes(&p, d);
     void *wsp = NULL;
@@ -247,6 +248,7 @@ static void run_case(const bias_case_t *c, const gs_device_t *d, float *d_scalar
 int main(void)
 {
     gpu_require_or_skip("test_skinny_bias");
+    gu_apply_dev_knobs(); /* GEMMSHIM_DEV_*: the shim is not here to apply them */
     gs_device_t d;
     memset(&d, 0, sizeof d);
     if (gs_device_query(&d) != 0 || !d.present) {
@@ -286,11 +288,11 @@ int main(void)
         ++cases;
     }
     printf("test_skinny_bias: %d cases, %d ran a workspace split\n", cases, ws_cases);
-    /* Forced on (GEMMSHIM_SKINNY_WS) where the wgmma ring runs (cc 9.0), the
+    /* Forced on (GEMMSHIM_DEV_SKINNY_WS) where the wgmma ring runs (cc 9.0), the
      * split must have been reached, or this run checked nothing of it. */
-    const char *ws_env = getenv("GEMMSHIM_SKINNY_WS");
+    const char *ws_env = getenv("GEMMSHIM_DEV_SKINNY_WS");
     if (ws_env && *ws_env && d.cc_major == 9 && d.cc_minor == 0 && ws_cases == 0) {
-        printf("FAIL: GEMMSHIM_SKINNY_WS=%s but no case ran a workspace split\n", ws_env);
+        printf("FAIL: GEMMSHIM_DEV_SKINNY_WS=%s but no case ran a workspace split\n", ws_env);
         ++failed;
     }
     printf("%d passed, %d failed\n", passed, failed);

@@ -1,5 +1,6 @@
 /* gs_config_parse from a fake environment table. */
 #include "gs_config.h"
+#include "gs_registry.h"
 #include "gs_kernels.h"
 #include "dispatch_fixtures.h"
 #include "gs_test.h"
@@ -281,6 +282,59 @@ static void values_as_written(void)
     CHECK(c.verify_tol == 1e-300);
 }
 
+/* The families' developer knobs: declared by each family, read as
+ * GEMMSHIM_DEV_<FAMILY>_<NAME>, validated like every setting (they used to
+ * be read by the kernels with atoi: GEMMSHIM_PP_SK=5 silently meant the
+ * default); their earlier names are refused, naming the new one. */
+static int knob_value(const gs_config_t *c, const char *family, const char *name)
+{
+    for (int i = 0; i < gs_knob_count(); ++i) {
+        const gs_family_t *f;
+        const gs_knob_t *k = gs_knob_at(i, &f);
+        if (!strcmp(f->name, family) && !strcmp(k->name, name))
+            return c->knob_values[i];
+    }
+    return -999;
+}
+
+static void dev_knobs(void)
+{
+    gs_config_t c;
+    CHECK_EQ_INT(parse_env(&c, NULL), 0);
+    CHECK_EQ_INT(gs_knob_count(), 7);
+    CHECK_EQ_INT(knob_value(&c, "pingpong", "SK"), 1); /* the defaults */
+    CHECK_EQ_INT(knob_value(&c, "pingpong", "DEFER"), 1);
+    CHECK_EQ_INT(knob_value(&c, "pingpong", "MAX_CTAS"), 0);
+    CHECK_EQ_INT(knob_value(&c, "skinny", "WG"), 1);
+    CHECK_EQ_INT(knob_value(&c, "skinny", "WS"), 0);
+    const uint64_t default_key = c.knob_key;
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_DEV_PINGPONG_SK", "3", "GEMMSHIM_DEV_PINGPONG_MAX_CTAS",
+                           "2", "GEMMSHIM_DEV_SKINNY_WS", "4", "GEMMSHIM_DEV_SKINNY_CK", "8",
+                           NULL),
+                 0);
+    CHECK_EQ_INT(knob_value(&c, "pingpong", "SK"), 3);
+    CHECK_EQ_INT(knob_value(&c, "pingpong", "MAX_CTAS"), 2);
+    CHECK_EQ_INT(knob_value(&c, "skinny", "WS"), 4);
+    CHECK_EQ_INT(knob_value(&c, "skinny", "CK"), 8);
+    CHECK(c.knob_key != default_key); /* the decision cache keys on them */
+    const struct {
+        const char *var, *value, *says;
+    } bad[] = {{"GEMMSHIM_DEV_PINGPONG_SK", "5", "0 to 3"},
+               {"GEMMSHIM_DEV_PINGPONG_SK", "x", "0 to 3"},
+               {"GEMMSHIM_DEV_PINGPONG_DEFER", "2", "0 to 1"},
+               {"GEMMSHIM_DEV_SKINNY_WS", "3", "0, 2, 4, 8"},
+               {"GEMMSHIM_DEV_SKINNY_CK", "16", "0, 1, 2, 4, 8"},
+               {"GEMMSHIM_DEV_PINGPONG_MAX_CTAS", " 2", "0 to 65536"},
+               {"GEMMSHIM_PP_SK", "0", "is now GEMMSHIM_DEV_PINGPONG_SK"},
+               {"GEMMSHIM_SKINNY_WG_CK", "2", "is now GEMMSHIM_DEV_SKINNY_CK"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        CHECK_EQ_INT(parse_env(&c, bad[i].var, bad[i].value, NULL), -1);
+        CHECK_CONTAINS(c.error_msg, bad[i].var);
+        CHECK_CONTAINS(c.error_msg, bad[i].says);
+        CHECK_EQ_INT(c.routing.mode, GS_MODE_OFF);
+    }
+}
+
 static void test_faults(void)
 {
     gs_config_t c;
@@ -423,6 +477,7 @@ int main(void)
     test_device();
     test_faults();
     values_as_written();
+    dev_knobs();
     bad_values();
     paths();
     /* the families' names (gs_family_name before the registry) */
