@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -55,8 +55,8 @@ case $what in
     done
     # the decode ring's workspace split on every ring call it fits: the
     # default rule gives it few of the random shapes (the test fails if none)
-    GEMMSHIM_SKINNY_WS=4 "$bin/test_skinny_bias"; rc=$?
-    [ $rc -eq 0 ] || { echo "FAIL: test_skinny_bias (GEMMSHIM_SKINNY_WS=4) rc=$rc"; fails=$((fails + 1)); }
+    GEMMSHIM_DEV_SKINNY_WS=4 "$bin/test_skinny_bias"; rc=$?
+    [ $rc -eq 0 ] || { echo "FAIL: test_skinny_bias (GEMMSHIM_DEV_SKINNY_WS=4) rc=$rc"; fails=$((fails + 1)); }
     [ $fails -eq 0 ] || exit 1
     ;;
   lt)
@@ -115,26 +115,26 @@ case $what in
     grep -q -- "m=5582 n=3209 k=3 batch=3 -> pingpong_coop_256x128x64" "$log" ||
       { echo "FAIL: the ragged-tile regression case was not served by pingpong_coop_256x128x64"; exit 1; }
     echo "hsweep: ragged-tile regression passed 3 times"
-    # A 60-case sweep on a grid of at most CTAS CTAs (GEMMSHIM_PP_MAX_CTAS):
+    # A 60-case sweep on a grid of at most CTAS CTAs (GEMMSHIM_DEV_PINGPONG_MAX_CTAS):
     # small shapes run several tiles per CTA, so the paths across tiles are
     # checked against the reference and for bitwise repeats, not only by
     # racecheck; the cooperative tile's ragged waves must run stream-K.
-    ctas_sweep() { # kernel ctas GEMMSHIM_PP_SK seed max_dim
+    ctas_sweep() { # kernel ctas GEMMSHIM_DEV_PINGPONG_SK seed max_dim
       local k=$1 ctas=$2 out=$logdir/ctas$2-$1.txt rc
       rm -f "$log"
-      GEMMSHIM_SWEEP_PLAIN=$(plain_of $k) GEMMSHIM_PP_SK=$3 GEMMSHIM_PP_MAX_CTAS=$ctas GEMMSHIM_SWEEP_CASES=60 GEMMSHIM_SWEEP_MAX_DIM=$5 \
+      GEMMSHIM_SWEEP_PLAIN=$(plain_of $k) GEMMSHIM_DEV_PINGPONG_SK=$3 GEMMSHIM_DEV_PINGPONG_MAX_CTAS=$ctas GEMMSHIM_SWEEP_CASES=60 GEMMSHIM_SWEEP_MAX_DIM=$5 \
         GEMMSHIM_SEED=$4 GEMMSHIM_KERNELS=$k GEMMSHIM_POLICY=eligible run "$bin/test_hgemm_sweep" > "$out"; rc=$?
       [ $rc -eq 0 ] || { echo "FAIL: $k with at most $ctas CTAs:"; grep FAIL "$out"; exit 1; }
       served $k "with at most $ctas CTAs"
       [ $k != pingpong_coop_256x128x64 ] || served ${k}_streamk "with at most $ctas CTAs"
-      echo "hsweep: $k with at most $ctas CTAs (GEMMSHIM_PP_SK=$3): $(grep -E '^[0-9]+ passed' "$out"), $(grep -c -- "-> $k" "$log") signatures served ($(grep -c -- "-> ${k}_streamk" "$log") stream-K)"
+      echo "hsweep: $k with at most $ctas CTAs (GEMMSHIM_DEV_PINGPONG_SK=$3): $(grep -E '^[0-9]+ passed' "$out"), $(grep -c -- "-> $k" "$log") signatures served ($(grep -c -- "-> ${k}_streamk" "$log") stream-K)"
     }
     # 2 CTAs, shapes up to 700: the pingpong turns, the cooperative tile's
     # deferred epilogue, mixed with ragged and beta != 0 tiles; stream-K for
-    # every ragged last wave (GEMMSHIM_PP_SK=2), these short K too
+    # every ragged last wave (GEMMSHIM_DEV_PINGPONG_SK=2), these short K too
     for k in pingpong_128x128x64 pingpong_coop_256x128x64 pingpong_192x128x64; do ctas_sweep $k 2 2 11 700; done
     # 4 CTAs, the ragged tiles alone dealt out however short the ranges
-    # (GEMMSHIM_PP_SK=3), so a tile's head adds up to 3 other CTAs' partials
+    # (GEMMSHIM_DEV_PINGPONG_SK=3), so a tile's head adds up to 3 other CTAs' partials
     ctas_sweep pingpong_coop_256x128x64 4 3 12 1500
     ;;
   f32acc)
@@ -175,7 +175,7 @@ case $what in
             GEMMSHIM_SWEEP_MAX_DIM=300 GEMMSHIM_SEED=7 \
             compute-sanitizer --tool "$1" --error-exitcode 9 \
             env LD_PRELOAD=$lib "$bin/$3" 2>&1); local rc=$?
-      echo "$1 $2${GEMMSHIM_PP_MAX_CTAS:+ (at most $GEMMSHIM_PP_MAX_CTAS CTAs)}: rc=$rc $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed,' | tr '\n' ' ')"
+      echo "$1 $2${GEMMSHIM_DEV_PINGPONG_MAX_CTAS:+ (at most $GEMMSHIM_DEV_PINGPONG_MAX_CTAS CTAs)}: rc=$rc $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed,' | tr '\n' ' ')"
       [ $rc -eq 0 ] || { fails=$((fails + 1)); echo "$out" | tail -30; }
       # a pingpong tile the sweep never reached would pass vacuously
       case $2 in pingpong_*)
@@ -191,12 +191,12 @@ case $what in
       # the cooperative tile's deferred epilogue) are checked too
       # (and the cooperative tile's stream-K units: its ragged waves)
       for tool in memcheck racecheck synccheck; do
-        GEMMSHIM_PP_SK=2 GEMMSHIM_PP_MAX_CTAS=2 cs $tool $k test_hgemm_sweep
+        GEMMSHIM_DEV_PINGPONG_SK=2 GEMMSHIM_DEV_PINGPONG_MAX_CTAS=2 cs $tool $k test_hgemm_sweep
       done
     done
     # stream-K heads adding several CTAs' partials (the ragged tiles alone over 4 CTAs)
     for tool in memcheck racecheck synccheck; do
-      GEMMSHIM_PP_SK=3 GEMMSHIM_PP_MAX_CTAS=4 cs $tool pingpong_coop_256x128x64 test_hgemm_sweep
+      GEMMSHIM_DEV_PINGPONG_SK=3 GEMMSHIM_DEV_PINGPONG_MAX_CTAS=4 cs $tool pingpong_coop_256x128x64 test_hgemm_sweep
     done
     GEMMSHIM_SWEEP_DECODE=1 cs memcheck skinny test_hgemm_sweep
     GEMMSHIM_SWEEP_DECODE=1 cs racecheck skinny test_hgemm_sweep
@@ -345,10 +345,55 @@ PY
       "$logdir/faults-scratch.out" ||
       { echo "FAIL: GEMMSHIM_TEST_FAULTS=scratch: the count of calls not compared is missing"; cat "$logdir/faults-scratch.out"; exit 1; }
     ;;
+  load)
+    # 1. 20 threads at once (16 with a handle and stream of their own, 4
+    # sharing one handle), a mix of routed, forwarded and split-K calls, each
+    # compared with the real cuBLAS
+    GEMMSHIM_POLICY=eligible run "$bin/test_load" load; rc=$?
+    [ $rc -eq 0 ] || exit $rc
+    for k in sgemm_warptile pingpong; do served $k "under load"; done
+    grep -q -- '-> forward' "$log" || { echo "FAIL: the load mix forwarded no call:"; cat "$log"; exit 1; }
+    no_fallback
+    no_workspace_forward
+    echo "load: signatures served: $(grep -c -- '-> sgemm_warptile' "$log") sgemm_warptile, $(grep -c -- '-> pingpong' "$log") pingpong, $(grep -c -- '-> skinny' "$log") skinny, $(grep -c -- '-> forward' "$log") forwarded; no fallback"
+    # 2. a long run under verify: memory after the warm-up and at the end,
+    # every routed call compared by the shim (1e6 calls by default; set
+    # GEMMSHIM_SOAK_CALLS to change it)
+    rm -f "$log"
+    calls=${GEMMSHIM_SOAK_CALLS:-1000000}
+    echo "load: soak of $calls calls under GEMMSHIM_MODE=verify"
+    out=$(GEMMSHIM_SOAK_CALLS=$calls GEMMSHIM_POLICY=eligible GEMMSHIM_MODE=verify GEMMSHIM_VERIFY_FAIL=exit \
+          run "$bin/test_load" soak 2>&1); rc=$?
+    echo "$out" | grep -E '^soak|verify:|passed,|FAIL'
+    [ $rc -eq 0 ] || { echo "FAIL: test_load soak under verify: rc=$rc"; echo "$out" | tail -20; exit 1; }
+    echo "$out" | grep -Eq 'verify: [1-9][0-9]* routed calls compared with cuBLAS, 0 mismatches, .*; 0 routed calls not compared' ||
+      { echo "FAIL: the soak's verify line does not say every routed call was compared with 0 mismatches"; exit 1; }
+    no_fallback
+    # 3. fork() after the shim's initialisation, CUDA untouched in the
+    # parent: three children, then the parent; one log file per process
+    rm -f "$logdir"/fork-*.log
+    out=$(GEMMSHIM_POLICY=eligible GEMMSHIM_LOG="$logdir/fork-%p.log" LD_PRELOAD=$lib \
+          "$bin/test_load" fork 2>&1); rc=$?
+    echo "$out"
+    [ $rc -eq 0 ] || { echo "FAIL: test_load fork: rc=$rc"; exit 1; }
+    pids=$(echo "$out" | sed -n 's/^fork pids: parent \([0-9]*\) children \([0-9 ]*\)$/\1 \2/p')
+    [ "$(echo $pids | wc -w)" -eq 4 ] || { echo "FAIL: test_load fork did not say its pids"; exit 1; }
+    for p in $pids; do
+      f=$logdir/fork-$p.log
+      [ -f "$f" ] || { echo "FAIL: no log file $f"; ls -l "$logdir"; exit 1; }
+      # each process logs its own calls (a child starts with no signatures)
+      grep -Eq -- '-> (sgemm_warptile|pingpong|skinny)' "$f" ||
+        { echo "FAIL: $f shows no routed call:"; cat "$f"; exit 1; }
+    done
+    n=$(ls "$logdir"/fork-*.log | wc -l)
+    [ "$n" -eq 4 ] || { echo "FAIL: $n fork-*.log files, expected 4 (the parent and 3 children):"; ls -l "$logdir"; exit 1; }
+    ! grep -q 'fallback: ' "$logdir"/fork-*.log || { echo "FAIL: some calls fell back to cuBLAS after fork:"; grep 'fallback: ' "$logdir"/fork-*.log; exit 1; }
+    echo "load: fork: one log file for the parent and each of 3 children ($(echo $pids)), each with routed calls"
+    ;;
   sample)
     run "$bin/sample_app"; rc=$?
     cat "$log"
     exit $rc
     ;;
-  *) echo "usage: $0 sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
+  *) echo "usage: $0 sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
 esac
