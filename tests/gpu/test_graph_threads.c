@@ -14,6 +14,7 @@
  *    their own shapes concurrently, two of them split-K (each stream its own
  *    workspace); each result matches the real cuBLAS's and repeats bitwise. */
 #include "gpu_util.h"
+#include "gu_count.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -31,19 +32,6 @@ static cublasStatus_t gemm(gemmex_fn f, cublasHandle_t h, const job_t *j, const 
              &zero, C, j->t, j->m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
 
-static int passed, failed;
-static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
-static void count(int ok, const char *what)
-{
-    pthread_mutex_lock(&count_lock);
-    if (ok)
-        ++passed;
-    else {
-        ++failed;
-        printf("FAIL: %s\n", what);
-    }
-    pthread_mutex_unlock(&count_lock);
-}
 
 static void test_capture(void)
 {

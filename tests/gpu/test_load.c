@@ -39,6 +39,7 @@
  * Each part exits 77 without a GPU, prints "N passed, M failed" and exits 1
  * on any failure. */
 #include "gpu_util.h"
+#include "gu_count.h"
 
 #include "gemmshim.h"
 
@@ -55,19 +56,6 @@ typedef int (*stats_fn)(gemmshim_stats_t *);
 typedef gemmshim_mode_t (*mode_fn)(void);
 typedef int (*route_fn)(char *, size_t);
 
-static int passed, failed;
-static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
-static void count(int ok, const char *what)
-{
-    pthread_mutex_lock(&count_lock);
-    if (ok)
-        ++passed;
-    else {
-        ++failed;
-        printf("FAIL: %s\n", what);
-    }
-    pthread_mutex_unlock(&count_lock);
-}
 
 static int summary(void)
 {
