@@ -6,7 +6,11 @@
 #include "gs_log.h"
 #include "gs_serve.h"
 #include "gs_state.h"
+#include "gs_workspace.h"
+#include "gs_verify.h"
+#include "gs_timing.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -95,6 +99,26 @@ GS_API int gemmshim_get_stats(gemmshim_stats_t *out)
     out->forwarded = calls[GS_ROUTE_FORWARD];
     out->quick = calls[GS_ROUTE_QUICK];
     out->fallbacks = fallbacks;
+    return GEMMSHIM_OK;
+}
+
+GS_API int gemmshim_get_resources(gemmshim_resources_t *out)
+{
+    if (!out || out->size < offsetof(gemmshim_resources_t, workspace_buffers))
+        return GEMMSHIM_ERR_INVALID;
+    gs_cfg();
+    gemmshim_resources_t r;
+    memset(&r, 0, sizeof r);
+    int buffers = 0;
+    size_t bytes = 0;
+    gs_workspace_usage(&buffers, &bytes);
+    r.workspace_buffers = (uint64_t)buffers;
+    r.workspace_bytes = bytes;
+    r.timing_events = gs_timing_events();
+    r.verify_in_flight = gs_verify_in_flight();
+    const size_t n = out->size < sizeof r ? out->size : sizeof r;
+    r.size = n;
+    memcpy(out, &r, n);
     return GEMMSHIM_OK;
 }
 

@@ -20,6 +20,7 @@ typedef struct slot {
 } slot_t;
 
 static slot_t slots[SLOTS];
+static unsigned events; /* created, not destroyed: under the lock */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Caller holds the lock. wait: block on unfinished events (exit only).
@@ -67,6 +68,7 @@ int gs_timing_begin(void *stream)
             cudaEventDestroy(s->start);
             cudaEventDestroy(s->stop);
             s->created = 0;
+            events -= 2;
         }
         if (!s->created) {
             if (cudaEventCreate(&s->start) != cudaSuccess)
@@ -77,6 +79,7 @@ int gs_timing_begin(void *stream)
             }
             s->created = 1;
             s->device = dev;
+            events += 2;
         }
         if (cudaEventRecord(s->start, (cudaStream_t)stream) != cudaSuccess)
             break;
@@ -127,4 +130,12 @@ void gs_timing_flush(void)
     pthread_mutex_lock(&lock);
     harvest(1);
     pthread_mutex_unlock(&lock);
+}
+
+unsigned gs_timing_events(void)
+{
+    pthread_mutex_lock(&lock);
+    const unsigned n = events;
+    pthread_mutex_unlock(&lock);
+    return n;
 }

@@ -16,6 +16,9 @@ void gs_timing_end_ab(int slot, void *stream, gs_sig_t *sig, int ours);
 /* Drop a started measurement (the call did not run after all). */
 void gs_timing_cancel(int slot);
 
+/* CUDA events the pool holds now. */
+unsigned gs_timing_events(void);
+
 /* Collect every finished measurement, waiting for those still in flight
  * (at exit only). */
 void gs_timing_flush(void);

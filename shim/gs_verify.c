@@ -235,3 +235,12 @@ void gs_verify_counts(unsigned long long *c, unsigned long long *m)
     *m = mismatches;
     pthread_mutex_unlock(&lock);
 }
+
+unsigned gs_verify_in_flight(void)
+{
+    unsigned n = 0;
+    if (verdicts)
+        for (int i = 0; i < SLOTS; ++i)
+            n += __atomic_load_n(&verdicts[i].busy, __ATOMIC_ACQUIRE) != 0;
+    return n;
+}

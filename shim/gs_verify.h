@@ -27,6 +27,9 @@ void gs_verify_end(gs_verify_t *v, const gs_problem_t *p);
 /* Our kernel did not launch: release what begin took. */
 void gs_verify_cancel(gs_verify_t *v, const gs_problem_t *p);
 
+/* Comparisons enqueued whose verdict has not been read yet. */
+unsigned gs_verify_in_flight(void);
+
 /* Calls checked and mismatches so far (verdicts already delivered). */
 void gs_verify_counts(unsigned long long *checked, unsigned long long *mismatches);
 

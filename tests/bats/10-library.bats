@@ -23,6 +23,7 @@ setup() { common_setup; }
     # (shim/gs_entry_points.h) or the C API (include/gemmshim.h).
     expected="gemmshim_get_kernels
 gemmshim_get_mode
+gemmshim_get_resources
 gemmshim_get_stats
 gemmshim_last_route
 gemmshim_load_table
@@ -53,5 +54,5 @@ dlsym"
         false
     fi
     # ... as functions (type T), all of them
-    expect_eq "$(awk '$2 == "T"' <<<"$output" | wc -l)" 23 "exported functions"
+    expect_eq "$(awk '$2 == "T"' <<<"$output" | wc -l)" 24 "exported functions"
 }

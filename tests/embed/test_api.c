@@ -8,6 +8,7 @@
 #include <cublas_api.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,24 @@ int main(void)
     CHECK(st.quick == 1);
     CHECK(st.routed == 0); /* nothing runs on a simulated device */
     CHECK(gemmshim_get_stats(NULL) == GEMMSHIM_ERR_INVALID);
+
+    /* the shim's own resources: none on a simulated device; the caller's
+     * size bounds what is written (the struct can grow) */
+    gemmshim_resources_t res;
+    memset(&res, 0xab, sizeof res);
+    res.size = sizeof res;
+    CHECK(gemmshim_get_resources(&res) == GEMMSHIM_OK);
+    CHECK(res.size == sizeof res);
+    CHECK(res.workspace_buffers == 0 && res.workspace_bytes == 0);
+    CHECK(res.timing_events == 0 && res.verify_in_flight == 0);
+    memset(&res, 0xab, sizeof res);
+    res.size = offsetof(gemmshim_resources_t, timing_events); /* an older, smaller struct */
+    CHECK(gemmshim_get_resources(&res) == GEMMSHIM_OK);
+    CHECK(res.workspace_buffers == 0);
+    CHECK(res.timing_events == 0xababababababababull); /* past its size: untouched */
+    res.size = 1;
+    CHECK(gemmshim_get_resources(&res) == GEMMSHIM_ERR_INVALID);
+    CHECK(gemmshim_get_resources(NULL) == GEMMSHIM_ERR_INVALID);
 
     /* the report: one line per signature with its count, then the summary */
     snprintf(path, sizeof path, "/tmp/gs_api_report_%d", (int)getpid());

@@ -424,6 +424,16 @@ static mem_t mem_now(void)
     return m;
 }
 
+/* The shim's own resources (gemmshim_get_resources), where it exports it. */
+typedef int (*resources_fn)(gemmshim_resources_t *);
+static int shim_resources(gemmshim_resources_t *r)
+{
+    resources_fn f = (resources_fn)dlsym(RTLD_DEFAULT, "gemmshim_get_resources");
+    memset(r, 0, sizeof *r);
+    r->size = sizeof *r;
+    return f && f(r) == 0;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -474,6 +484,8 @@ static int part_soak(void)
 
     long bad = 0;
     mem_t m0 = {0, 0, 0};
+    gemmshim_resources_t r0, r1;
+    int have_res = 0;
     double t0 = now_s(), t_warm = t0;
     for (long c = 0; c < n; ++c) {
         const gemm_t *x = &g[c % N_SOAK_OPS];
@@ -484,6 +496,7 @@ static int part_soak(void)
         if (c + 1 == warm) {
             CUDA_OK(cudaStreamSynchronize(s));
             m0 = mem_now();
+            have_res = shim_resources(&r0);
             t_warm = now_s();
             printf("soak: warm-up of %ld calls in %.1f s (%.0f calls/s); host %.1f MiB, device "
                    "%.1f MiB in use\n", warm, t_warm - t0, warm / (t_warm - t0), m0.host / MIB,
@@ -493,6 +506,23 @@ static int part_soak(void)
     CUDA_OK(cudaStreamSynchronize(s));
     const double t1 = now_s();
     const mem_t m1 = mem_now();
+    if (have_res && shim_resources(&r1)) {
+        /* the shim's own: bounded and reused, so where the warm-up left them;
+         * every verdict read once the stream is synchronized */
+        printf("soak: the shim's resources after the warm-up / at the end: workspaces %llu / %llu "
+               "(%.1f / %.1f MiB), timing events %llu / %llu, verdicts in flight %llu / %llu\n",
+               (unsigned long long)r0.workspace_buffers, (unsigned long long)r1.workspace_buffers,
+               r0.workspace_bytes / MIB, r1.workspace_bytes / MIB,
+               (unsigned long long)r0.timing_events, (unsigned long long)r1.timing_events,
+               (unsigned long long)r0.verify_in_flight, (unsigned long long)r1.verify_in_flight);
+        count(r1.workspace_buffers == r0.workspace_buffers &&
+                  r1.workspace_bytes == r0.workspace_bytes,
+              "soak: the shim's workspaces grew after the warm-up");
+        count(r1.timing_events == r0.timing_events, "soak: the shim's timing events grew");
+        count(r1.verify_in_flight == 0, "soak: verdicts still in flight after a synchronize");
+    } else {
+        printf("soak: the shim's resources are not available (gemmshim_get_resources not found)\n");
+    }
     printf("soak: %ld calls in %.1f s (%.0f calls/s after the warm-up)\n", n, t1 - t0,
            n > warm ? (n - warm) / (t1 - t_warm) : 0.0);
     char what[160];
