@@ -124,6 +124,7 @@ GS_API int gemmshim_get_resources(gemmshim_resources_t *out)
 
 GS_API void gemmshim_reset_stats(void)
 {
+    gs_timing_settle();
     gs_log_reset_stats();
 }
 
@@ -132,6 +133,7 @@ GS_API int gemmshim_write_report(const char *path)
     if (!path)
         return GEMMSHIM_ERR_INVALID;
     gs_cfg();
+    gs_timing_settle();
     return gs_log_write_report(path) ? GEMMSHIM_ERR_IO : GEMMSHIM_OK;
 }
 

@@ -4,7 +4,6 @@
  * summary at exit gives calls and GPU-time share per route. Lines go
  * through the sink (gs_sink.c); ab report files are gs_report.c's. */
 #include "gs_log.h"
-#include "gs_timing.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -113,15 +112,6 @@ void gs_log_open(const gs_config_t *c)
     gs_sink_open(c);
     if (!__atomic_exchange_n(&registered, 1, __ATOMIC_ACQ_REL))
         pthread_atfork(fork_prepare, fork_parent, fork_child);
-}
-
-/* Pending GPU times are collected before a summary or report, except in a
- * forked child: CUDA does not work there, and the timing lock may have been
- * held by a thread the child does not have. */
-static void flush_timing(void)
-{
-    if (!gs_sink_forked())
-        gs_timing_flush();
 }
 
 /* Word-at-a-time mixing (multiply, fold the high half down) over the fields
@@ -271,7 +261,6 @@ void gs_log_summary(void)
 {
     if (!gs_sink_on())
         return;
-    flush_timing();
     gs_block_t b = GS_BLOCK_INIT;
     pthread_mutex_lock(&lock);
     /* a forked child that made no calls has nothing of its own to sum up */
@@ -286,7 +275,6 @@ int gs_log_write_report(const char *path)
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    flush_timing();
     gs_block_t b = GS_BLOCK_INIT;
     pthread_mutex_lock(&lock);
     gs_block_add(&b, "report: calls per distinct signature");
@@ -312,7 +300,6 @@ void gs_log_get_stats(uint64_t calls[GS_ROUTE_COUNT], uint64_t *fallback_count)
 
 void gs_log_reset_stats(void)
 {
-    flush_timing();
     pthread_mutex_lock(&lock);
     for (int r = 0; r < GS_ROUTE_COUNT; ++r) {
         route_calls[r] = route_timed[r] = 0;

@@ -3,7 +3,6 @@
 #define _GNU_SOURCE /* O_CLOEXEC */
 #include "gs_report.h"
 #include "gs_sink.h"
-#include "gs_timing.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -180,8 +179,6 @@ int gs_report_write(const char *prefix, long pid, const gs_ab_row_t *rows, size_
 
 void gs_log_ab_report(const char *prefix)
 {
-    if (!gs_sink_forked()) /* no CUDA in a forked child */
-        gs_timing_flush();
     gs_ab_row_t *rows;
     size_t n = gs_log_ab_rows(&rows);
     /* a forked child starts with no signatures: a report only if it had

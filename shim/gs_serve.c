@@ -98,6 +98,7 @@ static gs_served_t forward_because(const gs_problem_t *p, const char *why, void 
 static void write_ab_report(void)
 {
     const gs_config_t *cfg = gs_cfg();
+    gs_timing_settle();
     gs_log_ab_report(cfg->report_path[0] ? cfg->report_path : NULL);
 }
 

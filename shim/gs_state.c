@@ -3,6 +3,7 @@
 #include "gs_hooks.h"
 #include "gs_registry.h"
 #include "gs_log.h"
+#include "gs_timing.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -18,6 +19,13 @@ static uint64_t cur_allowed;
 static const char *env(const char *name)
 {
     return getenv(name);
+}
+
+/* The log's summary at exit, once the pending GPU times are in. */
+static void summary_at_exit(void)
+{
+    gs_timing_settle();
+    gs_log_summary();
 }
 
 static void init(void)
@@ -40,7 +48,7 @@ static void init(void)
     if (config.error)
         gs_msg("%s; the shim passes every call to cuBLAS", config.error_msg);
     if (config.log_enabled)
-        atexit(gs_log_summary);
+        atexit(summary_at_exit);
 }
 
 const gs_config_t *gs_cfg(void)

@@ -139,3 +139,9 @@ unsigned gs_timing_events(void)
     pthread_mutex_unlock(&lock);
     return n;
 }
+
+void gs_timing_settle(void)
+{
+    if (!gs_sink_forked())
+        gs_timing_flush();
+}

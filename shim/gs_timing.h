@@ -23,4 +23,10 @@ unsigned gs_timing_events(void);
  * (at exit only). */
 void gs_timing_flush(void);
 
+/* The same before a summary, report or reset (the callers of the log's and
+ * report's writers do it: the log does not call timing back), except in a
+ * forked child: no CUDA there, and the timing lock may have been held by a
+ * thread the child does not have. */
+void gs_timing_settle(void);
+
 #endif
