@@ -259,8 +259,6 @@ static void parse_test_faults(gs_config_t *c, const char *v)
  * the new one (a silently ignored setting is what this replaces). */
 static void parse_knobs(gs_config_t *c, gs_getenv_fn get)
 {
-    _Static_assert(sizeof c->knob_values / sizeof c->knob_values[0] == GS_KNOBS_MAX,
-                   "one value per knob");
     for (int i = 0; i < gs_knob_count(); ++i) {
         const gs_family_t *f;
         const gs_knob_t *k = gs_knob_at(i, &f);

@@ -3,6 +3,7 @@
 #define GS_CONFIG_H
 
 #include "gs_problem.h"
+#include "gs_registry.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -63,8 +64,8 @@ typedef struct gs_config {
     int test_device;               /* GEMMSHIM_TEST_DEVICE given */
     gs_device_t test_dev;
     unsigned test_faults;          /* GEMMSHIM_TEST_FAULTS: GS_FAULT_* bits */
-    int knob_values[32];           /* the families' developer knobs (GS_KNOBS_MAX,
-                                      dispatch/gs_registry.h), GEMMSHIM_DEV_* */
+    int knob_values[GS_KNOBS_MAX]; /* the families' developer knobs, GEMMSHIM_DEV_*:
+                                      knob i of the registry (gs_knob_at) */
     uint64_t knob_key;             /* the knobs' values folded into one word (decision keys) */
     int error;                     /* a value was rejected */
     char error_msg[512];           /* the first rejection, one line */

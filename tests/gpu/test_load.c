@@ -262,6 +262,14 @@ static cublasHandle_t shared_handle;
 static pthread_barrier_t load_start;
 static pthread_mutex_t rng_lock = PTHREAD_MUTEX_INITIALIZER; /* gu_* generator: one state */
 
+/* A handle of its own on a non-blocking stream of its own. */
+static void handle_on_stream(cublasHandle_t *h, cudaStream_t *s)
+{
+    CUBLAS_OK(cublasCreate(h));
+    CUDA_OK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
+    CUBLAS_OK(cublasSetStream(*h, *s));
+}
+
 /* merged over all threads, under count_lock */
 static double worst[N_LOAD_OPS];
 static long compared[N_LOAD_OPS];
@@ -275,9 +283,7 @@ static void *load_worker(void *arg)
     cublasHandle_t h = shared_handle;
     cudaStream_t s;
     if (own) {
-        CUBLAS_OK(cublasCreate(&h));
-        CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-        CUBLAS_OK(cublasSetStream(h, s));
+        handle_on_stream(&h, &s);
     } else {
         CUBLAS_OK(cublasGetStream(h, &s)); /* set once by main; read only */
     }
@@ -352,9 +358,7 @@ static int part_load(void)
     const int have_stats = shim_stats(&before);
 
     cudaStream_t shared_stream;
-    CUBLAS_OK(cublasCreate(&shared_handle));
-    CUDA_OK(cudaStreamCreateWithFlags(&shared_stream, cudaStreamNonBlocking));
-    CUBLAS_OK(cublasSetStream(shared_handle, shared_stream));
+    handle_on_stream(&shared_handle, &shared_stream);
     pthread_barrier_init(&load_start, NULL, LOAD_THREADS);
     pthread_t t[LOAD_THREADS];
     for (int i = 0; i < LOAD_THREADS; ++i)
@@ -471,9 +475,7 @@ static int part_soak(void)
     const api_t shim = shim_api(), real = real_api();
     cublasHandle_t h;
     cudaStream_t s;
-    CUBLAS_OK(cublasCreate(&h));
-    CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    CUBLAS_OK(cublasSetStream(h, s));
+    handle_on_stream(&h, &s);
     gemm_t g[N_SOAK_OPS];
     for (int i = 0; i < N_SOAK_OPS; ++i)
         gemm_init(&g[i], &soak_ops[i]);
@@ -571,9 +573,7 @@ static int fork_gemms(const char *who, uint64_t seed, int n_ops)
     const api_t shim = shim_api(), real = real_api();
     cublasHandle_t h;
     cudaStream_t s;
-    CUBLAS_OK(cublasCreate(&h));
-    CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    CUBLAS_OK(cublasSetStream(h, s));
+    handle_on_stream(&h, &s);
     gu_seed(seed);
     int fails = 0;
     for (int i = 0; i < n_ops; ++i) {
