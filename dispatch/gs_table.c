@@ -144,6 +144,35 @@ static double reading_for(const table_entry_t *e, const gs_problem_t *p, const g
     return e->ratio * e->family->reading_scale(p, &measured, d, e->config);
 }
 
+/* Readings are taken by bench/bench_ab.c (directly, or through gemmshim
+ * tune) with tight leading dimensions (each operand's stored rows) and
+ * 256-byte aligned operands, unbatched. A call whose operands are 16-byte
+ * aligned where the measured shape's were not, or the other way round (an
+ * odd leading dimension, an offset pointer, an odd batch stride), runs
+ * other load paths than the measurement did: fp32 NN 1023x1025x1027 took
+ * 1024^3's reading (1.01x) and ran at 0.79x. Such a reading does not hold
+ * for the call. */
+static int aligned16(int64_t elems, size_t esize)
+{
+    return elems * (int64_t)esize % 16 == 0;
+}
+
+static int aligned_as_measured(const table_entry_t *e, const gs_problem_t *p)
+{
+    const size_t sa = gs_dtype_size(p->a_type), sb = gs_dtype_size(p->b_type),
+                 sc = gs_dtype_size(p->c_type);
+    const int64_t m = (int64_t)e->m, n = (int64_t)e->n, k = (int64_t)e->k;
+    if (aligned16(p->lda, sa) != aligned16(p->trans_a ? k : m, sa) ||
+        aligned16(p->ldb, sb) != aligned16(p->trans_b ? n : k, sb) ||
+        aligned16(p->ldc, sc) != aligned16(m, sc))
+        return 0;
+    const uintptr_t ptrs = (uintptr_t)p->A | (uintptr_t)p->B | (uintptr_t)p->C;
+    if (ptrs & 15u)
+        return 0;
+    return p->batch <= 1 || (aligned16(p->stride_a, sa) && aligned16(p->stride_b, sb) &&
+                             aligned16(p->stride_c, sc));
+}
+
 double gs_table_ratio(const gs_family_t *f, int config, const gs_problem_t *p,
                       const gs_device_t *d)
 {
@@ -166,7 +195,7 @@ double gs_table_ratio(const gs_family_t *f, int config, const gs_problem_t *p,
         const double dm = span_dist(m, floored(e->m), DIM_SPAN);
         const double dn = dm < 0 ? -1 : span_dist(n, floored(e->n), DIM_SPAN);
         const double dk = dn < 0 ? -1 : span_dist(k, e->k, K_SPAN);
-        if (dk < 0)
+        if (dk < 0 || !aligned_as_measured(e, p))
             continue;
         const double dist = dm + dn + dk;
         const double ratio = reading_for(e, p, d);

@@ -430,12 +430,47 @@ static void numeric_locale(void)
     CHECK(ratio(1024, 1024, 1024) == 1.75);
 }
 
+/* A reading holds only for calls aligned as the measurement was (tight
+ * leading dimensions, aligned operands): fp32 NN 1023x1025x1027 took
+ * 1024^3's reading and ran at 0.79x cuBLAS on an H100. */
+static void alignment_as_measured(void)
+{
+    char msg[256];
+    CHECK_EQ_INT(load_text("gemmshim-table 1\n"
+                           "sgemm_simt - 90 f32 NN 1024 1024 1024 1.50\n"
+                           "sgemm_simt - 90 f32 NN 1000 1000 1001 1.20\n", msg, sizeof msg), 0);
+    gs_device_t d = device(9, 0, 132);
+    gs_problem_t p = fp32_nn(1024, 1024, 1024);
+    CHECK(gs_table_ratio(FAMILY_SGEMM_SIMT, 0, &p, &d) == 1.50); /* aligned as measured */
+    p = fp32_nn(1023, 1025, 1027); /* every leading dimension odd */
+    CHECK(gs_table_ratio(FAMILY_SGEMM_SIMT, 0, &p, &d) == 0.0);
+    p = fp32_nn(1024, 1024, 1024);
+    p.lda = 1025; /* one odd leading dimension */
+    CHECK(gs_table_ratio(FAMILY_SGEMM_SIMT, 0, &p, &d) == 0.0);
+    p.lda = 1032; /* padded, still aligned: the reading holds */
+    CHECK(gs_table_ratio(FAMILY_SGEMM_SIMT, 0, &p, &d) == 1.50);
+    p.B = (const char *)p.B + 4; /* an offset operand */
+    CHECK(gs_table_ratio(FAMILY_SGEMM_SIMT, 0, &p, &d) == 0.0);
+    p = fp32_nn(1024, 1024, 1024);
+    p.batch = 2;
+    p.stride_a = p.stride_b = p.stride_c = 1024 * 1024;
+    CHECK(gs_table_ratio(FAMILY_SGEMM_SIMT, 0, &p, &d) == 1.50);
+    p.stride_c += 1; /* an odd batch stride */
+    CHECK(gs_table_ratio(FAMILY_SGEMM_SIMT, 0, &p, &d) == 0.0);
+    /* an odd measurement holds for a call odd where it was: 1000x1000x1001
+     * NN has ldb = k = 1001, the others aligned */
+    p = fp32_nn(1000, 1000, 1001);
+    CHECK(gs_table_ratio(FAMILY_SGEMM_SIMT, 0, &p, &d) == 1.20);
+    gs_table_use_builtin();
+}
+
 int main(void)
 {
     (void)defaults; /* of dispatch_fixtures.h: device() is what this test uses */
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof path, "%s/table", dir);
     builtin_table(); /* first: the others load tables over it */
+    alignment_as_measured();
     long_lines();
     directory();
     no_entries();
