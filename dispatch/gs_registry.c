@@ -1,6 +1,8 @@
 /* The registry: the one list of kernel families. */
 #include "gs_registry.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 /* In order of preference when nothing measured tells them apart: the decode
@@ -8,16 +10,70 @@
  * the SIMT one. A new family: its table (kernels/<family>_family.c) and one
  * line here. */
 extern const gs_family_t gs_family_skinny, gs_family_pingpong, gs_family_sgemm_simt;
-static const gs_family_t *const families[] = {
+enum { N_BUILTIN = 3 };
+
+/* The built-in families, then those added at start-up (gs_registry_add:
+ * cuBLASLt's algorithms, plugins). Adds happen before the first call is
+ * served; the count is published after the slot is written, so a reader
+ * never sees a half-added family. */
+static const gs_family_t *families[GS_REGISTRY_MAX] = {
     &gs_family_skinny,
     &gs_family_pingpong,
     &gs_family_sgemm_simt,
 };
-enum { N_FAMILIES = sizeof families / sizeof families[0] };
+static int n_families = N_BUILTIN;
+static pthread_mutex_t add_lock = PTHREAD_MUTEX_INITIALIZER;
+#define N_FAMILIES __atomic_load_n(&n_families, __ATOMIC_ACQUIRE)
 
 int gs_family_count(void)
 {
     return N_FAMILIES;
+}
+
+int gs_registry_add(const gs_family_t *f, char *msg, size_t msg_size)
+{
+    if (msg_size)
+        msg[0] = '\0';
+    if (!f || !f->name || !f->name[0] || f->n_configs < 1 || !f->config_name ||
+        !f->can_implement || !f->plan || !f->run) {
+        snprintf(msg, msg_size, "family table incomplete");
+        return -1;
+    }
+    pthread_mutex_lock(&add_lock);
+    int rc = 0, n = n_families, configs = 0;
+    for (int i = 0; i < n; ++i) {
+        configs += families[i]->n_configs;
+        for (int c = 0; c < f->n_configs && !rc; ++c)
+            if (!strcmp(families[i]->name, f->name) ||
+                gs_candidate_find(f->config_name(c)) >= 0) {
+                snprintf(msg, msg_size, "name '%s' is taken by family '%s'",
+                         strcmp(families[i]->name, f->name) ? f->config_name(c) : f->name,
+                         families[i]->name);
+                rc = -1;
+            }
+    }
+    if (!rc && n >= GS_REGISTRY_MAX) {
+        snprintf(msg, msg_size, "registry full (%d families)", GS_REGISTRY_MAX);
+        rc = -1;
+    }
+    if (!rc && configs + f->n_configs > GS_CANDIDATES_MAX) {
+        snprintf(msg, msg_size, "too many configurations (%d of at most %d)",
+                 configs + f->n_configs, GS_CANDIDATES_MAX);
+        rc = -1;
+    }
+    if (!rc) {
+        families[n] = f;
+        __atomic_store_n(&n_families, n + 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&add_lock);
+    return rc;
+}
+
+void gs_registry_reset(void)
+{
+    pthread_mutex_lock(&add_lock);
+    __atomic_store_n(&n_families, N_BUILTIN, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&add_lock);
 }
 
 const gs_family_t *gs_family_at(int i)
