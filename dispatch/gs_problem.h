@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,7 +54,47 @@ typedef enum gs_compute {
     GS_CT_F32_FAST_16BF /* CUBLAS_COMPUTE_32F_FAST_16BF */
 } gs_compute_t;
 
+/* What a host-memory beta is, known before launch (C is never read when it
+ * is zero); a device-memory beta is known only on the GPU. */
+typedef enum gs_beta_kind {
+    GS_BETA_DEVICE = 0, /* in device memory, or no beta */
+    GS_BETA_ZERO,
+    GS_BETA_ONE,
+    GS_BETA_OTHER,
+} gs_beta_kind_t;
+
+/* The class of a call: every fact of it that decides its routing (types,
+ * layout, sizes, strides, alignments, scalar kinds, epilogue), and nothing
+ * else (no addresses, no stream). can_implement reads only this, and the
+ * decision cache and the tuner key on its bytes, so what decides a route
+ * and what keys it cannot drift apart. Filled by gs_problem_classify;
+ * fixed-width fields without padding, so two classes compare with memcmp. */
+typedef struct gs_class {
+    int32_t entry, is_64;
+    int32_t a_type, b_type, c_type, compute, scalar_type;
+    int32_t trans_a, trans_b;
+    int32_t scalars_on_device;
+    int32_t beta_kind;      /* gs_beta_kind_t */
+    uint32_t math_flags;    /* the handle's math-mode flag bits above the mode
+                               (CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) */
+    int32_t bias_type;      /* GS_DT_OTHER (0) without a bias */
+    /* Alignment of each pointer: the largest power of two up to 256 that
+     * divides its address, in bytes; 0 for NULL. */
+    uint32_t align_a, align_b, align_c, align_bias, align_alpha, align_beta;
+    int32_t reserved;       /* keeps the 64-bit fields aligned; always 0 */
+    int64_t m, n, k;
+    int64_t lda, ldb, ldc;
+    int64_t batch, stride_a, stride_b, stride_c;
+} gs_class_t;
+#ifdef __cplusplus
+static_assert(sizeof(gs_class_t) == 20 * 4 + 10 * 8, "gs_class_t has no padding");
+#else
+_Static_assert(sizeof(gs_class_t) == 20 * 4 + 10 * 8, "gs_class_t has no padding");
+#endif
+
 typedef struct gs_problem {
+    gs_class_t cls;          /* its class: gs_problem_classify, after the fields below */
+
     gs_entry_t entry;
     int is_64;               /* came through an _64 entry point */
 
@@ -75,6 +116,7 @@ typedef struct gs_problem {
     const void *alpha;       /* host or device memory, see scalars_on_device */
     const void *beta;
     int scalars_on_device;   /* CUBLAS_POINTER_MODE_DEVICE */
+    unsigned math_flags;     /* the handle's math-mode flags (gs_class_t.math_flags) */
 
     void *stream;            /* cudaStream_t the handle is bound to */
 
@@ -124,6 +166,60 @@ static inline int gs_c_batches_disjoint(const gs_problem_t *p)
     if (p->stride_c <= 0 || p->ldc < 1)
         return 0;
     return (p->stride_c - p->m) / p->ldc >= p->n - 1 && p->stride_c >= p->m;
+}
+
+/* The largest power of two up to 256 dividing ptr's address; 0 for NULL. */
+static inline uint32_t gs_align_of(const void *ptr)
+{
+    uintptr_t a = (uintptr_t)ptr;
+    if (!a)
+        return 0;
+    uint32_t al = 1;
+    while (al < 256 && !(a & al))
+        al <<= 1;
+    return al;
+}
+
+/* Fills p->cls from the problem's other fields; call after setting them
+ * (shim: describe; tests: by hand). */
+static inline void gs_problem_classify(gs_problem_t *p)
+{
+    gs_class_t *c = &p->cls;
+    memset(c, 0, sizeof *c);
+    c->entry = p->entry;
+    c->is_64 = p->is_64;
+    c->a_type = p->a_type;
+    c->b_type = p->b_type;
+    c->c_type = p->c_type;
+    c->compute = p->compute;
+    c->scalar_type = p->scalar_type;
+    c->trans_a = p->trans_a;
+    c->trans_b = p->trans_b;
+    c->scalars_on_device = p->scalars_on_device;
+    c->math_flags = p->math_flags;
+    if (!p->scalars_on_device && p->beta && p->scalar_type == GS_DT_F32) {
+        const float b = *(const float *)p->beta;
+        c->beta_kind = b == 0.0f ? GS_BETA_ZERO : b == 1.0f ? GS_BETA_ONE : GS_BETA_OTHER;
+    } else if (!p->scalars_on_device && p->beta) {
+        c->beta_kind = GS_BETA_OTHER; /* other scalar types: not read here */
+    }
+    c->bias_type = p->bias ? p->bias_type : GS_DT_OTHER;
+    c->align_a = gs_align_of(p->A);
+    c->align_b = gs_align_of(p->B);
+    c->align_c = gs_align_of(p->C);
+    c->align_bias = gs_align_of(p->bias);
+    c->align_alpha = gs_align_of(p->alpha);
+    c->align_beta = gs_align_of(p->beta);
+    c->m = p->m;
+    c->n = p->n;
+    c->k = p->k;
+    c->lda = p->lda;
+    c->ldb = p->ldb;
+    c->ldc = p->ldc;
+    c->batch = p->batch;
+    c->stride_a = p->stride_a;
+    c->stride_b = p->stride_b;
+    c->stride_c = p->stride_c;
 }
 
 /* beta is an fp32 zero in host memory: known before launch that C is never

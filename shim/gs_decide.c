@@ -8,16 +8,15 @@
 
 #define SLOTS 64 /* direct-mapped: a thread rarely cycles more signatures */
 
-/* Every input gs_dispatch and the kernels' can_implement read, as words.
- * Pointers count by nullness and their address modulo 16 (alignment is all
- * any predicate asks of them); stream and workspace are not read. One value
- * is read: whether a host beta is zero (the 192x128 pingpong tile takes
- * only beta == 0 calls; without it in the key, a beta != 0 call of a shape
- * first seen with beta == 0 was sent to that tile, which refused it at
- * launch, and the call fell back: session 17, test_pdl_chain). */
-enum { KEY_WORDS = 48 }; /* 42 used: room for a few more inputs */
+/* Every input gs_dispatch and the families' can_implement read: the call's
+ * class (its bytes), the device, the routing in force, the knobs and the
+ * table's generation. */
 typedef struct key {
-    uint64_t w[KEY_WORDS];
+    gs_class_t cls;
+    gs_device_t dev;
+    int32_t mode, policy;
+    uint64_t allowed, knob_key;
+    uint64_t table_generation;
 } gs_key_t;
 
 typedef struct slot {
@@ -29,41 +28,34 @@ typedef struct slot {
 static __thread slot_t cache[SLOTS];
 static __thread unsigned long long hits, misses;
 
-static uint64_t ptr_class(const void *ptr)
-{
-    return ptr ? (uint64_t)((uintptr_t)ptr & 15u) : 0xffu;
-}
-
 static void make_key(gs_key_t *k, const gs_problem_t *p, const gs_device_t *d,
                      const gs_routing_t *r)
 {
-    size_t i = 0;
-    /* an input past KEY_WORDS is a programming error: stop, never overrun the key */
-#define W(x) (i < KEY_WORDS ? (void)(k->w[i++] = (uint64_t)(x)) : abort())
-    W(p->entry); W(p->is_64); W(p->a_type); W(p->b_type); W(p->c_type); W(p->compute);
-    W(p->scalar_type); W(p->trans_a); W(p->trans_b); W(p->m); W(p->n); W(p->k);
-    W(p->lda); W(p->ldb); W(p->ldc); W(p->batch); W(p->stride_a); W(p->stride_b);
-    W(p->stride_c); W(p->scalars_on_device); W(p->bias_type);
-    W(ptr_class(p->A)); W(ptr_class(p->B)); W(ptr_class(p->C)); W(ptr_class(p->alpha));
-    W(ptr_class(p->beta)); W(ptr_class(p->bias)); W(gs_host_beta_zero(p));
-    W(d->present); W(d->ordinal); W(d->cc_major); W(d->cc_minor); W(d->sm_count);
-    W(d->smem_optin); W(d->l2_bytes);
-    uint64_t gpu[2]; /* the model key (gs_gpu_key): the table reads per model */
-    _Static_assert(sizeof gpu == sizeof ((gs_device_t *)0)->gpu, "two key words");
-    memcpy(gpu, d->gpu, sizeof gpu);
-    W(gpu[0]); W(gpu[1]);
-    W(r->mode); W(r->policy); W(r->allowed); W(gs_cfg()->knob_key);
-    W(gs_table_generation());
-    while (i < KEY_WORDS)
-        W(0);
-#undef W
+    memset(k, 0, sizeof *k); /* padding included: keys compare with memcmp */
+    k->cls = p->cls;
+    k->dev.present = d->present;
+    k->dev.ordinal = d->ordinal;
+    k->dev.cc_major = d->cc_major;
+    k->dev.cc_minor = d->cc_minor;
+    k->dev.sm_count = d->sm_count;
+    k->dev.smem_optin = d->smem_optin;
+    k->dev.l2_bytes = d->l2_bytes;
+    memcpy(k->dev.gpu, d->gpu, sizeof k->dev.gpu);
+    k->mode = r->mode;
+    k->policy = r->policy;
+    k->allowed = r->allowed;
+    k->knob_key = gs_cfg()->knob_key;
+    k->table_generation = gs_table_generation();
 }
 
 static unsigned slot_of(const gs_key_t *k)
 {
     uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (size_t i = 0; i < KEY_WORDS; ++i) {
-        h = (h ^ k->w[i]) * 0xff51afd7ed558ccdull;
+    const unsigned char *b = (const unsigned char *)k;
+    for (size_t i = 0; i + 8 <= sizeof *k; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
         h ^= h >> 29;
     }
     return (unsigned)(h & (SLOTS - 1));

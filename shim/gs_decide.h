@@ -1,8 +1,9 @@
 /* gs_dispatch with a per-thread memory of recent decisions.
  *
- * A decision depends only on the descriptor's shape, types, strides, the
- * pointers' nullness and 16-byte alignment class, the device, the routing in
- * force and the table: applications repeat a handful of signatures, so the
+ * A decision depends only on the call's class (gs_class_t: types, layout,
+ * sizes, strides, alignments, scalar kinds, epilogue), the device, the
+ * routing in force and the table: applications repeat a handful of
+ * signatures, so the
  * same answer is found again in a small per-thread table (no lock) instead of
  * asking every kernel's can_implement and the tuning table on every call. */
 #ifndef GS_DECIDE_H

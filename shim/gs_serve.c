@@ -63,12 +63,14 @@ static void describe(const gs_call_t *c, const gs_handle_state_t *hs, gs_problem
     p->alpha = c->alpha;
     p->beta = c->beta;
     p->scalars_on_device = hs->scalars_on_device;
+    p->math_flags = (unsigned)hs->math_mode & ~15u; /* above the mode: its flag bits */
     p->stream = hs->stream;
     p->pdl = gs_cfg()->pdl;
     if (c->bias) {
         p->bias = c->bias;
         p->bias_type = gs_dtype_from_cuda(c->bias_type);
     }
+    gs_problem_classify(p);
 }
 
 /* Events around each call cost a few microseconds of host time: only while
