@@ -70,6 +70,49 @@ static void parse_policy(gs_config_t *c, const char *v)
         reject(c, "GEMMSHIM_POLICY='%.64s' is not one of: table, eligible", v);
 }
 
+static int parse_bounded(const char *s, long lo, long hi, long *out, char **end);
+
+/* A whole number in [lo, hi] from variable var, or the default. */
+static long parse_number(gs_config_t *c, const char *var, const char *v, long lo, long hi,
+                         long def)
+{
+    if (!v)
+        return def;
+    long x = 0;
+    char *end = NULL;
+    if (parse_bounded(v, lo, hi, &x, &end) || *end != '\0') {
+        reject(c, "%s='%.64s' is not a whole number in [%ld, %ld]", var, v, lo, hi);
+        return def;
+    }
+    return x;
+}
+
+static void parse_tune(gs_config_t *c, gs_getenv_fn get)
+{
+    const char *v = get("GEMMSHIM_TUNE");
+    if (!v || !strcmp(v, "off"))
+        c->routing.tune = GS_TUNE_OFF;
+    else if (!strcmp(v, "online"))
+        c->routing.tune = GS_TUNE_ONLINE;
+    else if (!strcmp(v, "cache"))
+        c->routing.tune = GS_TUNE_CACHE;
+    else
+        reject(c, "GEMMSHIM_TUNE='%.64s' is not one of: off, online, cache", v);
+    const char *p = get("GEMMSHIM_TUNE_CACHE");
+    if (p)
+        copy_path(c, "GEMMSHIM_TUNE_CACHE", p, c->tune.cache_path);
+    if (c->routing.tune == GS_TUNE_CACHE && !c->tune.cache_path[0])
+        reject(c, "GEMMSHIM_TUNE=cache needs GEMMSHIM_TUNE_CACHE (the file to read)");
+    c->tune.pairs = (int)parse_number(c, "GEMMSHIM_TUNE_PAIRS", get("GEMMSHIM_TUNE_PAIRS"), 2, 64, 8);
+    c->tune.lt_algos =
+        (int)parse_number(c, "GEMMSHIM_TUNE_LT_ALGOS", get("GEMMSHIM_TUNE_LT_ALGOS"), 0, 8, 8);
+    c->tune.budget_ms = (double)parse_number(c, "GEMMSHIM_TUNE_BUDGET_MS",
+                                             get("GEMMSHIM_TUNE_BUDGET_MS"), 0, 86400000, 120000);
+    c->tune.scratch_cap = (size_t)parse_number(c, "GEMMSHIM_TUNE_SCRATCH_MB",
+                                               get("GEMMSHIM_TUNE_SCRATCH_MB"), 1, 65536, 2048)
+                          << 20;
+}
+
 /* Comma-separated kernel families ("pingpong") or single configurations by
  * their stable names ("pingpong_128x128x64"), or "all" / "none". */
 static uint64_t item_bits(const char *s, size_t len)
@@ -368,6 +411,7 @@ int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
     parse_test_device(c, get("GEMMSHIM_TEST_DEVICE"));
     parse_test_faults(c, get("GEMMSHIM_TEST_FAULTS"));
     parse_knobs(c, get);
+    parse_tune(c, get);
     if (c->error) {
         c->routing.mode = GS_MODE_OFF;
         return -1;

@@ -28,6 +28,13 @@ typedef enum gs_verify_fail { GS_VERIFY_REPORT = 0, GS_VERIFY_ABORT, GS_VERIFY_E
  * eligible: route every call a kernel can implement (A/B runs, benchmarks). */
 typedef enum gs_policy { GS_POLICY_TABLE = 0, GS_POLICY_ELIGIBLE } gs_policy_t;
 
+/* off: no tuned routing (the default: a plain run is deterministic);
+ * online: each new call signature is served by cuBLAS as called while its
+ *         candidates are timed on the application's stream, then by the
+ *         winner (shim/gs_tune.h); decisions go to GEMMSHIM_TUNE_CACHE;
+ * cache: decisions are read from GEMMSHIM_TUNE_CACHE, nothing is tuned. */
+typedef enum gs_tune_mode { GS_TUNE_OFF = 0, GS_TUNE_ONLINE, GS_TUNE_CACHE } gs_tune_mode_t;
+
 /* What dispatch needs to know of the configuration: the part that the C API
  * (include/gemmshim.h) may change while the application runs. */
 typedef struct gs_routing {
@@ -35,7 +42,17 @@ typedef struct gs_routing {
     gs_policy_t policy;
     uint64_t allowed;              /* bit (1 << candidate): the registry's candidates
                                       (dispatch/gs_registry.h) GEMMSHIM_KERNELS allows */
+    gs_tune_mode_t tune;           /* GEMMSHIM_TUNE */
 } gs_routing_t;
+
+/* GEMMSHIM_TUNE_* settings (docs/TUNING.md). */
+typedef struct gs_tune_config {
+    char cache_path[GS_PATH_MAX];  /* GEMMSHIM_TUNE_CACHE, "" if unset */
+    int pairs;                     /* GEMMSHIM_TUNE_PAIRS: pairs per candidate (2..64, 8) */
+    int lt_algos;                  /* GEMMSHIM_TUNE_LT_ALGOS: cuBLASLt heuristic results (0..8, 8) */
+    double budget_ms;              /* GEMMSHIM_TUNE_BUDGET_MS: tuning GPU time per process */
+    size_t scratch_cap;            /* GEMMSHIM_TUNE_SCRATCH_MB: scratch per signature, bytes */
+} gs_tune_config_t;
 
 /* Fault injection at the shim's own device calls (shim/gs_hooks.h). */
 enum {
@@ -67,6 +84,7 @@ typedef struct gs_config {
     int knob_values[GS_KNOBS_MAX]; /* the families' developer knobs, GEMMSHIM_DEV_*:
                                       knob i of the registry (gs_knob_at) */
     uint64_t knob_key;             /* the knobs' values folded into one word (decision keys) */
+    gs_tune_config_t tune;
     int error;                     /* a value was rejected */
     char error_msg[512];           /* the first rejection, one line */
 } gs_config_t;

@@ -6,9 +6,11 @@
  * Otherwise the call is forwarded, with the reason. */
 #include "gs_dispatch.h"
 #include "gs_registry.h"
+#include "gs_tune_cache.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *gs_route_name(gs_route_t r)
 {
@@ -30,7 +32,7 @@ gs_route_t gs_route_of(const gs_family_t *f)
 
 static gs_decision_t forward(const char *fmt, ...)
 {
-    gs_decision_t dec = {GS_ROUTE_FORWARD, NULL, 0, 0.0, ""};
+    gs_decision_t dec = {GS_ROUTE_FORWARD, NULL, 0, 0.0, 0, 0, ""};
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(dec.reason, sizeof dec.reason, fmt, ap);
@@ -53,10 +55,45 @@ static const char *never_routed(const gs_problem_t *p)
     return NULL;
 }
 
+/* The tuned decision for p's class, when there is one that still holds:
+ * 1 and *dec; 0 (the prior decides). */
+static int tuned_decision(const gs_problem_t *p, const gs_device_t *d, const gs_routing_t *c,
+                          gs_decision_t *dec)
+{
+    gs_tuned_t t;
+    if (!gs_tuned_find(&p->cls, &t))
+        return 0;
+    if (!strcmp(t.family, GS_TUNED_CUBLAS)) {
+        *dec = forward("tuned: cuBLAS as called is fastest (%d pairs per candidate)", t.pairs);
+        dec->tuned = 1;
+        return 1;
+    }
+    const gs_family_t *f = gs_family_find(t.family);
+    const int config = f ? gs_family_config_from_text(f, p, d, t.config) : -1;
+    const int cand = f && config >= 0 ? gs_candidate_of(f, config) : -1;
+    if (cand < 0 || !(c->allowed & (1ull << cand)) || !f->can_implement(p, d, config))
+        return 0; /* no longer available here: the prior decides */
+    gs_decision_t r = {gs_route_of(f), f, config, t.gain, 1, 0, ""};
+    snprintf(r.reason, sizeof r.reason, "tuned: %.3fx cuBLAS as called (lower 95%% bound %.3f)",
+             t.gain, t.lo95);
+    *dec = r;
+    return 1;
+}
+
 gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_routing_t *c)
 {
     if (c->mode == GS_MODE_OFF)
         return forward("GEMMSHIM_MODE=off");
+    if (c->tune != GS_TUNE_OFF && d->present) {
+        gs_decision_t dec;
+        if (tuned_decision(p, d, c, &dec))
+            return dec;
+        if (c->tune == GS_TUNE_ONLINE) {
+            dec = forward("tuning: cuBLAS as called until decided");
+            dec.tune_pending = 1;
+            return dec;
+        }
+    }
     const char *why = never_routed(p);
     if (why)
         return forward("%s", why);
@@ -69,7 +106,7 @@ gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_
     for (int i = 0; i < gs_candidate_count(); ++i) {
         int config;
         const gs_family_t *f = gs_candidate(i, &config);
-        if (!f->can_implement(p, d, config))
+        if (f->tuned_only || !f->can_implement(p, d, config))
             continue;
         if (!(c->allowed & (1ull << i))) {
             ++disabled;
@@ -91,7 +128,7 @@ gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_
         }
     }
     if (pick) {
-        gs_decision_t dec = {gs_route_of(pick), pick, pick_config, pick_ratio, ""};
+        gs_decision_t dec = {gs_route_of(pick), pick, pick_config, pick_ratio, 0, 0, ""};
         if (c->policy == GS_POLICY_ELIGIBLE)
             snprintf(dec.reason, sizeof dec.reason, "eligible (GEMMSHIM_POLICY=eligible)");
         else

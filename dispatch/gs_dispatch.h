@@ -27,7 +27,11 @@ typedef struct gs_decision {
     gs_route_t route;
     const gs_family_t *family; /* the kernel family, NULL unless routed */
     int config;                /* its configuration */
-    double table_ratio;        /* measured speed vs cuBLAS for this class, 0 if none */
+    double table_ratio;        /* measured speed vs cuBLAS for this class, 0 if none;
+                                  for a tuned decision, its measured gain */
+    int tuned;                 /* decided by tuning (GEMMSHIM_TUNE) */
+    int tune_pending;          /* GEMMSHIM_TUNE=online, not decided yet: forwarded
+                                  while the tuner times candidates (shim/gs_tune.h) */
     char reason[112];          /* why this route: one line, for logs */
 } gs_decision_t;
 

@@ -70,6 +70,18 @@ struct gs_family {
      * `measured` that holds for p (pingpong: the persistent grid's waves) */
     double (*reading_scale)(const gs_problem_t *p, const gs_problem_t *measured,
                             const gs_device_t *d, int config);
+    /* optional: 1 for a family chosen only by tuning (dispatch/gs_tune_cache.h),
+     * never by the routing table or the eligible policy (cuBLASLt's own
+     * algorithms: their configurations are what its heuristic lists for
+     * each problem) */
+    int tuned_only;
+    /* optional (NULL: config_name): configuration `config` as it runs p,
+     * for logs and the tune cache; printable, no blanks; returns buf */
+    const char *(*config_text)(const gs_problem_t *p, const gs_device_t *d, int config,
+                               char *buf, size_t size);
+    /* optional (NULL: the configuration of that name): the configuration a
+     * config_text names for p, or -1 when it no longer runs p */
+    int (*config_from_text)(const gs_problem_t *p, const gs_device_t *d, const char *text);
 };
 
 #ifdef __cplusplus

@@ -186,3 +186,23 @@ void gs_knobs_apply(const int *values)
         base += fam->n_knobs;
     }
 }
+
+const char *gs_family_config_text(const gs_family_t *f, const gs_problem_t *p,
+                                  const gs_device_t *d, int config, char *buf, size_t size)
+{
+    if (f->config_text)
+        return f->config_text(p, d, config, buf, size);
+    snprintf(buf, size, "%s", f->config_name(config));
+    return buf;
+}
+
+int gs_family_config_from_text(const gs_family_t *f, const gs_problem_t *p, const gs_device_t *d,
+                               const char *text)
+{
+    if (f->config_from_text)
+        return f->config_from_text(p, d, text);
+    for (int c = 0; c < f->n_configs; ++c)
+        if (!strcmp(f->config_name(c), text))
+            return c;
+    return -1;
+}

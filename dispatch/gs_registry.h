@@ -46,6 +46,13 @@ int gs_candidate_find(const char *config_name);
 uint64_t gs_candidates_all(void);
 uint64_t gs_candidates_of_family(const gs_family_t *f);
 
+/* A configuration as text for p (the family's config_text, else its
+ * name), and back (-1: none that runs p). */
+const char *gs_family_config_text(const gs_family_t *f, const gs_problem_t *p,
+                                  const gs_device_t *d, int config, char *buf, size_t size);
+int gs_family_config_from_text(const gs_family_t *f, const gs_problem_t *p, const gs_device_t *d,
+                               const char *text);
+
 /* Every family's developer knobs, numbered in the list's order: knob i
  * is gs_knob_at(i, &family). Their values live in gs_config_t.knob_values. */
 enum { GS_KNOBS_MAX = 32 };

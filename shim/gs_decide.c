@@ -1,6 +1,7 @@
 /* Per-thread decision cache in front of gs_dispatch; see gs_decide.h. */
 #include "gs_decide.h"
 #include "gs_state.h"
+#include "gs_tune_cache.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,9 +15,9 @@
 typedef struct key {
     gs_class_t cls;
     gs_device_t dev;
-    int32_t mode, policy;
+    int32_t mode, policy, tune, reserved;
     uint64_t allowed, knob_key;
-    uint64_t table_generation;
+    uint64_t table_generation, tuned_generation;
 } gs_key_t;
 
 typedef struct slot {
@@ -46,6 +47,9 @@ static void make_key(gs_key_t *k, const gs_problem_t *p, const gs_device_t *d,
     k->allowed = r->allowed;
     k->knob_key = gs_cfg()->knob_key;
     k->table_generation = gs_table_generation();
+    k->tune = r->tune;
+    /* a decision tuned since changes the answer (one bump per signature decided) */
+    k->tuned_generation = r->tune != GS_TUNE_OFF ? gs_tuned_generation() : 0;
 }
 
 static unsigned slot_of(const gs_key_t *k)

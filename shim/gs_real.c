@@ -38,6 +38,7 @@ static const lib_desc_t libs[GS_LIB_COUNT] = {
 
 static gs_real_table_t table[GS_LIB_COUNT];
 static char lib_path[GS_LIB_COUNT][GS_PATH_MAX];
+static void *lib_handle[GS_LIB_COUNT];
 static pthread_once_t once[GS_LIB_COUNT] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
 
 static void *self_base(void)
@@ -173,6 +174,7 @@ static void resolve(gs_lib_t lib)
 {
     const char *how = "";
     void *h = open_real(lib, &how);
+    lib_handle[lib] = h;
     if (h) {
         Dl_info info;
         void *probe = gs_real_dlsym(h, libs[lib].probe);
@@ -227,4 +229,10 @@ cublasStatus_t gs_real_missing(const char *name)
         abort();
     }
     return CUBLAS_STATUS_NOT_INITIALIZED;
+}
+
+void *gs_real_symbol(gs_lib_t lib, const char *name)
+{
+    gs_real(lib); /* resolved once */
+    return lookup(lib_handle[lib], name);
 }

@@ -21,6 +21,10 @@ const gs_real_table_t *gs_real(gs_lib_t lib);
 /* Path of the library the table's functions of `lib` came from, or NULL. */
 const char *gs_real_path(gs_lib_t lib);
 
+/* An optional function of the real library `lib` (the tuner's cuBLASLt
+ * calls, version queries), NULL when it has none; never reported. */
+void *gs_real_symbol(gs_lib_t lib, const char *name);
+
 /* Called when a needed real function is missing: reports it once, aborts under
  * GEMMSHIM_STRICT=1, and gives the status the wrapper returns. */
 cublasStatus_t gs_real_missing(const char *name);

@@ -12,6 +12,7 @@
 #include "gs_log.h"
 #include "gs_state.h"
 #include "gs_timing.h"
+#include "gs_tune.h"
 #include "gs_verify.h"
 #include "gs_workspace.h"
 
@@ -92,7 +93,7 @@ static gs_served_t forward(const gs_problem_t *p, const gs_decision_t *dec, void
 
 static gs_served_t forward_because(const gs_problem_t *p, const char *why, void *stream)
 {
-    gs_decision_t dec = {GS_ROUTE_FORWARD, NULL, 0, 0.0, ""};
+    gs_decision_t dec = {GS_ROUTE_FORWARD, NULL, 0, 0.0, 0, 0, ""};
     snprintf(dec.reason, sizeof dec.reason, "%s", why);
     return forward(p, &dec, stream);
 }
@@ -166,6 +167,10 @@ gs_served_t gs_serve(const gs_call_t *c)
         hst = gs_handle_state(c->handle, &hs);
     }
     describe(c, &hs, &p);
+    if (gs_tune_busy()) { /* cuBLAS's own call, made while the tuner runs its pairs */
+        gs_served_t s = {0, CUBLAS_STATUS_SUCCESS, -1, hs.stream, NULL};
+        return s;
+    }
 
     gs_routing_t routing = gs_routing();
     if (routing.mode == GS_MODE_OFF)
@@ -176,7 +181,7 @@ gs_served_t gs_serve(const gs_call_t *c)
         /* cuBLAS 13 dereferences a NULL alpha or beta and crashes the
          * application; the shim answers with the documented status instead. */
         if (c->handle && (!c->alpha || !c->beta)) {
-            gs_decision_t dec = {GS_ROUTE_QUICK, NULL, 0, 0.0,
+            gs_decision_t dec = {GS_ROUTE_QUICK, NULL, 0, 0.0, 0, 0,
                                  "NULL alpha or beta: INVALID_VALUE"};
             gs_log_call(&p, &dec, NULL);
             last_route = "quick_return";
@@ -188,7 +193,8 @@ gs_served_t gs_serve(const gs_call_t *c)
     if (hst != CUBLAS_STATUS_SUCCESS)
         return forward_because(&p, "handle state unavailable", hs.stream);
     if (p.m == 0 || p.n == 0 || p.batch == 0) {
-        gs_decision_t dec = {GS_ROUTE_QUICK, NULL, 0, 0.0, "empty result: nothing to do"};
+        gs_decision_t dec = {GS_ROUTE_QUICK, NULL, 0, 0.0, 0, 0,
+                             "empty result: nothing to do"};
         gs_log_call(&p, &dec, NULL);
         last_route = "quick_return";
         gs_served_t s = {1, CUBLAS_STATUS_SUCCESS, -1, hs.stream, NULL};
@@ -198,7 +204,23 @@ gs_served_t gs_serve(const gs_call_t *c)
     const gs_hooks_t *hooks = gs_hooks();
     gs_device_t dev;
     hooks->device_query(&dev); /* on failure dev.present = 0: dispatch forwards */
+    if (routing.tune != GS_TUNE_OFF && dev.present)
+        gs_tune_start(&dev); /* once: the cache is read before the first decision */
     gs_decision_t dec = gs_decide(&p, &dev, &routing);
+    if (dec.tune_pending) {
+        enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+        if (hooks->runs_kernels && cudaStreamIsCapturing((cudaStream_t)hs.stream, &cap) ==
+                                       cudaSuccess && cap == cudaStreamCaptureStatusNone) {
+            gs_tune_call(c, &p, &dev); /* pairs on the stream; this call goes to cuBLAS */
+        } else { /* inside capture nothing is tuned: the prior decides */
+            cudaGetLastError();
+            gs_routing_t prior = routing;
+            prior.tune = GS_TUNE_CACHE;
+            dec = gs_decide(&p, &dev, &prior);
+        }
+    }
+    if (routing.tune != GS_TUNE_OFF)
+        gs_tune_count_served(dec.tuned);
     if (!dec.family)
         return forward(&p, &dec, hs.stream);
     const gs_plan_t plan = plan_of(&p, &dev, &dec);

@@ -3,6 +3,7 @@
 #include "gs_hooks.h"
 #include "gs_registry.h"
 #include "gs_log.h"
+#include "gs_lt_algos.h"
 #include "gs_timing.h"
 
 #include <pthread.h>
@@ -30,14 +31,18 @@ static void summary_at_exit(void)
 
 static void init(void)
 {
+    char msg[256];
+    /* families added at start-up, before the allow-list is parsed */
+    if (gs_registry_add(&gs_family_cublaslt, msg, sizeof msg))
+        fprintf(stderr, "gemmshim: cuBLASLt algorithms not registered: %s\n", msg);
     gs_config_parse(&config, env);
     gs_hooks_init(&config);
     gs_knobs_apply(config.knob_values); /* before any family's first call */
-    char msg[GS_PATH_MAX + 256];
-    if (config.table_path[0] && gs_table_load(config.table_path, msg, sizeof msg)) {
+    char tmsg[GS_PATH_MAX + 256];
+    if (config.table_path[0] && gs_table_load(config.table_path, tmsg, sizeof tmsg)) {
         /* a routing table that cannot be trusted: pass everything through */
         if (!config.error)
-            snprintf(config.error_msg, sizeof config.error_msg, "GEMMSHIM_TABLE: %.400s", msg);
+            snprintf(config.error_msg, sizeof config.error_msg, "GEMMSHIM_TABLE: %.400s", tmsg);
         config.error = 1;
         config.routing.mode = GS_MODE_OFF;
     }
@@ -64,6 +69,7 @@ gs_routing_t gs_routing(void)
     r.mode = (gs_mode_t)__atomic_load_n(&cur_mode, __ATOMIC_ACQUIRE);
     r.policy = (gs_policy_t)__atomic_load_n(&cur_policy, __ATOMIC_ACQUIRE);
     r.allowed = __atomic_load_n(&cur_allowed, __ATOMIC_ACQUIRE);
+    r.tune = config.routing.tune;
     return r;
 }
 

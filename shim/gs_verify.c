@@ -72,7 +72,7 @@ static int init_once(void)
  * (relative Frobenius): fp32 accumulation order for fp32 output (growing with
  * sqrt(k)), one rounding of the output for 16-bit types. GEMMSHIM_VERIFY_TOL
  * overrides. */
-static double tolerance(const gs_problem_t *p)
+double gs_verify_tolerance(const gs_problem_t *p)
 {
     double t = gs_cfg()->verify_tol;
     if (t < 0.0)
@@ -201,7 +201,7 @@ int gs_verify_begin(const gs_call_t *c, const gs_problem_t *p, const char *kerne
     snprintf(vd->what, sizeof vd->what, "%s %c%c m=%lld n=%lld k=%lld batch=%lld on %s",
              gs_entry_name(p->entry, p->is_64), p->trans_a ? 'T' : 'N', p->trans_b ? 'T' : 'N',
              (long long)p->m, (long long)p->n, (long long)p->k, (long long)p->batch, kernel);
-    vd->tol = tolerance(p);
+    vd->tol = gs_verify_tolerance(p);
     vd->ab_sig = ab_sig;
     return 0;
 }

@@ -27,6 +27,10 @@ void gs_verify_end(gs_verify_t *v, const gs_problem_t *p);
 /* Our kernel did not launch: release what begin took. */
 void gs_verify_cancel(gs_verify_t *v, const gs_problem_t *p);
 
+/* What two correct results of p may differ by (relative Frobenius norm),
+ * GEMMSHIM_VERIFY_TOL or the per-type default; 0: bit-exact. */
+double gs_verify_tolerance(const gs_problem_t *p);
+
 /* Comparisons enqueued whose verdict has not been read yet. */
 unsigned gs_verify_in_flight(void);
 

@@ -138,11 +138,11 @@ int main(void)
 
     /* kernel allow-list */
     CHECK(gemmshim_get_kernels(buf, sizeof buf) == GEMMSHIM_OK);
-    CHECK(!strcmp(buf, "skinny,pingpong,sgemm_simt")); /* the registry's order */
+    CHECK(!strcmp(buf, "skinny,pingpong,sgemm_simt,cublaslt")); /* the registry's order */
     CHECK(gemmshim_set_kernels("bogus") == GEMMSHIM_ERR_INVALID);
     CHECK(gemmshim_set_kernels(NULL) == GEMMSHIM_ERR_INVALID);
     gemmshim_get_kernels(buf, sizeof buf);
-    CHECK(!strcmp(buf, "skinny,pingpong,sgemm_simt")); /* unchanged */
+    CHECK(!strcmp(buf, "skinny,pingpong,sgemm_simt,cublaslt")); /* unchanged */
     CHECK(gemmshim_set_kernels("pingpong_coop_256x128x64") == GEMMSHIM_OK);
     gemmshim_get_kernels(buf, sizeof buf);
     CHECK(!strcmp(buf, "pingpong_coop_256x128x64"));

@@ -200,7 +200,7 @@ static void forked_processes(void)
     char prefix[300];
     snprintf(prefix, sizeof prefix, "%s/fork", dir);
 
-    gs_decision_t dec = {ROUTE_SGEMM_SIMT, FAMILY_SGEMM_SIMT, 0, 0.0, "test"};
+    gs_decision_t dec = {ROUTE_SGEMM_SIMT, FAMILY_SGEMM_SIMT, 0, 0.0, 0, 0, "test"};
     gs_problem_t parent_p = problem(1111);
     uint64_t turn = 9;
     gs_sig_t *s = gs_log_ab_turn(&parent_p, &dec, "sgemm_simt_64x64x8", &turn);

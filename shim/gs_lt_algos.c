@@ -1,0 +1,459 @@
+/* cuBLASLt's own algorithms as a kernel family, for tuned routing only.
+ *
+ * For a call's class, the equivalent cublasLtMatmul (same types, compute
+ * type with the handle's math mode folded in, transposes, batches, pointer
+ * mode) is described once, and the real cuBLASLt heuristic is asked for its
+ * first GEMMSHIM_TUNE_LT_ALGOS algorithms with the call's real facts: the
+ * operands' actual alignment (its default assumes 256 bytes), the reduction
+ * schemes CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION allows, and a
+ * workspace no larger than the shim's per-stream buffer less the flag
+ * bytes our split-K kernels keep zero (kernels/gs_kernels.h). Configuration
+ * i is the heuristic's i-th algorithm for that class; the last slot holds
+ * an algorithm rebuilt from the tune cache by its configuration attributes
+ * and checked with cublasLtMatmulAlgoCheck. Runs through the real
+ * cuBLASLt, on the call's stream, D = C in place. */
+#include "gs_lt_algos.h"
+#include "gs_family.h"
+#include "gs_kernels.h"
+#include "gs_log.h"
+#include "gs_real.h"
+#include "gs_state.h"
+
+#include <cublasLt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    HEURISTIC_MAX = 8,
+    SLOTS = HEURISTIC_MAX + 1, /* the last: an algorithm from the tune cache */
+    IMPORTED = HEURISTIC_MAX,
+    SIGS_MAX = 8192,
+    DEVICES_MAX = 64,
+};
+
+/* The real cuBLASLt functions this family calls, looked up once. */
+static struct lt_fns {
+    cublasStatus_t (*create)(cublasLtHandle_t *);
+    cublasStatus_t (*desc_create)(cublasLtMatmulDesc_t *, cublasComputeType_t, cudaDataType_t);
+    cublasStatus_t (*desc_set)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, const void *,
+                               size_t);
+    cublasStatus_t (*layout_create)(cublasLtMatrixLayout_t *, cudaDataType, uint64_t, uint64_t,
+                                    int64_t);
+    cublasStatus_t (*layout_set)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t,
+                                 const void *, size_t);
+    cublasStatus_t (*pref_create)(cublasLtMatmulPreference_t *);
+    cublasStatus_t (*pref_set)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t,
+                               const void *, size_t);
+    cublasStatus_t (*pref_destroy)(cublasLtMatmulPreference_t);
+    cublasStatus_t (*heuristic)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t,
+                                cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
+                                cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int,
+                                cublasLtMatmulHeuristicResult_t *, int *);
+    cublasStatus_t (*algo_init)(cublasLtHandle_t, cublasComputeType_t, cudaDataType_t,
+                                cudaDataType_t, cudaDataType_t, cudaDataType_t, cudaDataType_t,
+                                int, cublasLtMatmulAlgo_t *);
+    cublasStatus_t (*algo_check)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t,
+                                 cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
+                                 cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t *,
+                                 cublasLtMatmulHeuristicResult_t *);
+    cublasStatus_t (*cfg_get)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t,
+                              void *, size_t, size_t *);
+    cublasStatus_t (*cfg_set)(cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t,
+                              const void *, size_t);
+    int ok;
+} fn;
+
+static void resolve_fns(void)
+{
+#define GET(field, name) (*(void **)&fn.field = gs_real_symbol(GS_LIB_CUBLASLT, name))
+    GET(create, "cublasLtCreate");
+    GET(desc_create, "cublasLtMatmulDescCreate");
+    GET(desc_set, "cublasLtMatmulDescSetAttribute");
+    GET(layout_create, "cublasLtMatrixLayoutCreate");
+    GET(layout_set, "cublasLtMatrixLayoutSetAttribute");
+    GET(pref_create, "cublasLtMatmulPreferenceCreate");
+    GET(pref_set, "cublasLtMatmulPreferenceSetAttribute");
+    GET(pref_destroy, "cublasLtMatmulPreferenceDestroy");
+    GET(heuristic, "cublasLtMatmulAlgoGetHeuristic");
+    GET(algo_init, "cublasLtMatmulAlgoInit");
+    GET(algo_check, "cublasLtMatmulAlgoCheck");
+    GET(cfg_get, "cublasLtMatmulAlgoConfigGetAttribute");
+    GET(cfg_set, "cublasLtMatmulAlgoConfigSetAttribute");
+#undef GET
+    fn.ok = fn.create && fn.desc_create && fn.desc_set && fn.layout_create && fn.layout_set &&
+            fn.pref_create && fn.pref_set && fn.pref_destroy && fn.heuristic && fn.algo_init &&
+            fn.algo_check && fn.cfg_get && fn.cfg_set && gs_real(GS_LIB_CUBLASLT)->cublasLtMatmul;
+    if (!fn.ok)
+        gs_msg("tune: the real cuBLASLt lacks the matmul heuristic API; its algorithms are not "
+               "candidates");
+}
+
+static int fns_ready(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, resolve_fns);
+    return fn.ok;
+}
+
+/* One class's cublasLtMatmul: descriptors and the algorithms listed for it. */
+typedef struct lt_sig {
+    gs_class_t cls;
+    int ordinal;
+    int usable; /* descriptors built and the heuristic asked */
+    cublasComputeType_t compute;
+    cudaDataType_t scale, at, bt, ct;
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t a, b, c;
+    int n_algos;
+    int have[SLOTS];
+    cublasLtMatmulAlgo_t algo[SLOTS];
+    size_t ws[SLOTS];
+} lt_sig_t;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static lt_sig_t *sigs[SIGS_MAX]; /* open addressing; entries never freed (plans point at them) */
+static int n_sigs;
+static cublasLtHandle_t handles[DEVICES_MAX];
+
+static cudaDataType_t cuda_type(int t)
+{
+    switch (t) {
+    case GS_DT_F32: return CUDA_R_32F;
+    case GS_DT_F16: return CUDA_R_16F;
+    case GS_DT_BF16: return CUDA_R_16BF;
+    case GS_DT_F64: return CUDA_R_64F;
+    default: return (cudaDataType_t)-1;
+    }
+}
+
+/* The compute type cuBLAS runs the call with, as cuBLASLt spells it; -1
+ * when the shim does not serve it through cuBLASLt. */
+static int lt_compute(const gs_class_t *c)
+{
+    switch (c->compute) {
+    case GS_CT_F32: return CUBLAS_COMPUTE_32F;
+    case GS_CT_F32_PEDANTIC: return CUBLAS_COMPUTE_32F_PEDANTIC;
+    case GS_CT_F32_TF32: return CUBLAS_COMPUTE_32F_FAST_TF32;
+    case GS_CT_F32_FAST_16F: return CUBLAS_COMPUTE_32F_FAST_16F;
+    case GS_CT_F32_FAST_16BF: return CUBLAS_COMPUTE_32F_FAST_16BF;
+    default: return -1;
+    }
+}
+
+/* The calls this family takes: one GEMM or strided batches of it (no
+ * pointer arrays, no epilogue), types cuBLASLt runs with fp32 scalars. */
+static int eligible(const gs_class_t *c)
+{
+    if (c->entry == GS_EP_GEMMEX_BATCHED || c->bias_type != GS_DT_OTHER)
+        return 0;
+    if (c->scalar_type != GS_DT_F32 || lt_compute(c) < 0)
+        return 0;
+    if ((int)cuda_type(c->a_type) < 0 || (int)cuda_type(c->b_type) < 0 ||
+        (int)cuda_type(c->c_type) < 0 || c->a_type == GS_DT_F64)
+        return 0;
+    if (!c->align_a || !c->align_b || !c->align_c || !c->align_alpha || !c->align_beta)
+        return 0;
+    if (c->m < 1 || c->n < 1 || c->k < 1 || c->batch < 1 || c->batch > 0x7fffffff)
+        return 0;
+    return 1;
+}
+
+/* The alignment every column start of an operand keeps: its pointer's,
+ * and that of its leading dimension and batch stride in bytes. */
+static uint32_t operand_align(uint32_t ptr_align, int64_t ld, int64_t stride, int64_t batch,
+                              size_t es)
+{
+    uint32_t a = ptr_align ? ptr_align : 1;
+    uint64_t bytes[2] = {(uint64_t)ld * es, batch > 1 ? (uint64_t)stride * es : 0};
+    for (int i = 0; i < 2; ++i)
+        while (bytes[i] && a > 1 && bytes[i] % a)
+            a >>= 1;
+    return a;
+}
+
+static cublasLtMatrixLayout_t layout(cudaDataType_t t, int64_t rows, int64_t cols, int64_t ld,
+                                     int64_t batch, int64_t stride)
+{
+    cublasLtMatrixLayout_t l = NULL;
+    if (fn.layout_create(&l, t, (uint64_t)rows, (uint64_t)cols, ld) != CUBLAS_STATUS_SUCCESS)
+        return NULL;
+    if (batch > 1) {
+        const int32_t bc = (int32_t)batch;
+        fn.layout_set(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &bc, sizeof bc);
+        fn.layout_set(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride);
+    }
+    return l;
+}
+
+static cublasLtHandle_t handle_for(int ordinal)
+{
+    if (ordinal < 0 || ordinal >= DEVICES_MAX)
+        return NULL;
+    if (!handles[ordinal] && fn.create(&handles[ordinal]) != CUBLAS_STATUS_SUCCESS)
+        handles[ordinal] = NULL;
+    return handles[ordinal];
+}
+
+/* Builds s's descriptors and asks the heuristic. Under lock. */
+static void describe(lt_sig_t *s)
+{
+    const gs_class_t *c = &s->cls;
+    cublasLtHandle_t h = handle_for(s->ordinal);
+    if (!h)
+        return;
+    s->compute = (cublasComputeType_t)lt_compute(c);
+    s->scale = CUDA_R_32F;
+    s->at = cuda_type(c->a_type);
+    s->bt = cuda_type(c->b_type);
+    s->ct = cuda_type(c->c_type);
+    if (fn.desc_create(&s->op, s->compute, s->scale) != CUBLAS_STATUS_SUCCESS)
+        return;
+    const int32_t ta = c->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
+                  tb = c->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const int32_t pm = c->scalars_on_device ? CUBLASLT_POINTER_MODE_DEVICE
+                                            : CUBLASLT_POINTER_MODE_HOST;
+    fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
+    fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
+    fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_POINTER_MODE, &pm, sizeof pm);
+    s->a = layout(s->at, c->trans_a ? c->k : c->m, c->trans_a ? c->m : c->k, c->lda, c->batch,
+                  c->stride_a);
+    s->b = layout(s->bt, c->trans_b ? c->n : c->k, c->trans_b ? c->k : c->n, c->ldb, c->batch,
+                  c->stride_b);
+    s->c = layout(s->ct, c->m, c->n, c->ldc, c->batch, c->stride_c);
+    if (!s->a || !s->b || !s->c)
+        return;
+    s->usable = 1;
+    const int want = gs_cfg()->tune.lt_algos;
+    if (want < 1)
+        return;
+    cublasLtMatmulPreference_t pref;
+    if (fn.pref_create(&pref) != CUBLAS_STATUS_SUCCESS)
+        return;
+    const size_t cap = gs_cfg()->workspace_cap;
+    const uint64_t ws = cap > GS_WS_FLAG_BYTES ? cap - GS_WS_FLAG_BYTES : 0;
+    fn.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+    const size_t aes = gs_dtype_size(c->a_type), bes = gs_dtype_size(c->b_type),
+                 ces = gs_dtype_size(c->c_type);
+    const uint32_t al_a = operand_align(c->align_a, c->lda, c->stride_a, c->batch, aes),
+                   al_b = operand_align(c->align_b, c->ldb, c->stride_b, c->batch, bes),
+                   al_c = operand_align(c->align_c, c->ldc, c->stride_c, c->batch, ces);
+    fn.pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_a, sizeof al_a);
+    fn.pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_b, sizeof al_b);
+    fn.pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c, sizeof al_c);
+    fn.pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_c, sizeof al_c);
+    if (c->math_flags & CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) {
+        /* no reduction in the output type */
+        const uint32_t mask = CUBLASLT_REDUCTION_SCHEME_INPLACE |
+                              CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+        fn.pref_set(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof mask);
+    }
+    cublasLtMatmulHeuristicResult_t res[HEURISTIC_MAX];
+    int n = 0;
+    if (fn.heuristic(h, s->op, s->a, s->b, s->c, s->c, pref, want, res, &n) !=
+        CUBLAS_STATUS_SUCCESS)
+        n = 0;
+    fn.pref_destroy(pref);
+    for (int i = 0; i < n && i < HEURISTIC_MAX; ++i) {
+        if (res[i].state != CUBLAS_STATUS_SUCCESS)
+            continue;
+        s->algo[s->n_algos] = res[i].algo;
+        s->ws[s->n_algos] = res[i].workspaceSize;
+        s->have[s->n_algos++] = 1;
+    }
+}
+
+static uint64_t hash_sig(const gs_class_t *c, int ordinal)
+{
+    const unsigned char *b = (const unsigned char *)c;
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)ordinal;
+    for (size_t i = 0; i < sizeof *c; ++i)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The class's entry, described on first sight; NULL when it cannot be. */
+static lt_sig_t *sig_of(const gs_class_t *c, const gs_device_t *d)
+{
+    if (!d->present || !eligible(c) || !fns_ready())
+        return NULL;
+    pthread_mutex_lock(&lock);
+    size_t i = (size_t)hash_sig(c, d->ordinal) % SIGS_MAX;
+    lt_sig_t *found = NULL;
+    for (size_t probes = 0; probes < SIGS_MAX; ++probes, i = (i + 1) % SIGS_MAX) {
+        lt_sig_t *s = sigs[i];
+        if (!s) {
+            if (n_sigs >= SIGS_MAX / 2)
+                break; /* full enough: no more classes */
+            s = calloc(1, sizeof *s);
+            if (!s)
+                break;
+            s->cls = *c;
+            s->ordinal = d->ordinal;
+            describe(s);
+            sigs[i] = s;
+            ++n_sigs;
+            found = s;
+            break;
+        }
+        if (s->ordinal == d->ordinal && !memcmp(&s->cls, c, sizeof *c)) {
+            found = s;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return found && found->usable ? found : NULL;
+}
+
+static int slot_ready(const lt_sig_t *s, int config)
+{
+    return s && config >= 0 && config < SLOTS && __atomic_load_n(&s->have[config], __ATOMIC_ACQUIRE);
+}
+
+/* ---- the family ---- */
+
+static const char *config_name(int config)
+{
+    static const char *const names[SLOTS] = {"cublaslt_h0", "cublaslt_h1", "cublaslt_h2",
+                                             "cublaslt_h3", "cublaslt_h4", "cublaslt_h5",
+                                             "cublaslt_h6", "cublaslt_h7", "cublaslt_cached"};
+    return config >= 0 && config < SLOTS ? names[config] : "?";
+}
+
+static int can_implement(const gs_problem_t *p, const gs_device_t *d, int config)
+{
+    return slot_ready(sig_of(&p->cls, d), config);
+}
+
+static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *pl)
+{
+    const lt_sig_t *s = sig_of(&p->cls, d);
+    pl->kernel = config_name(pl->config);
+    pl->workspace_bytes =
+        slot_ready(s, pl->config) && s->ws[pl->config] ? GS_WS_FLAG_BYTES + s->ws[pl->config] : 0;
+}
+
+static int run(const gs_plan_t *pl, const gs_problem_t *p, const gs_device_t *d)
+{
+    const lt_sig_t *s = sig_of(&p->cls, d);
+    if (!slot_ready(s, pl->config))
+        return 1; /* cudaErrorInvalidValue: nothing enqueued */
+    cublasLtHandle_t h = handles[s->ordinal];
+    const size_t ws = s->ws[pl->config];
+    if (ws && (!p->workspace || p->workspace_size < GS_WS_FLAG_BYTES + ws))
+        return 2; /* cudaErrorMemoryAllocation */
+    void *w = ws ? (char *)p->workspace + GS_WS_FLAG_BYTES : NULL;
+    const cublasStatus_t st = gs_real(GS_LIB_CUBLASLT)->cublasLtMatmul(
+        h, s->op, p->alpha, p->A, s->a, p->B, s->b, p->beta, p->C, s->c, p->C, s->c,
+        &s->algo[pl->config], w, ws, (cudaStream_t)p->stream);
+    return st == CUBLAS_STATUS_SUCCESS ? 0 : 719; /* cudaErrorLaunchFailure */
+}
+
+/* The configuration attributes that rebuild an algorithm. */
+typedef struct algo_attrs {
+    int32_t id, splitk;
+    uint32_t tile, red, swizzle, custom, stages;
+    uint16_t inner, cluster;
+} algo_attrs_t;
+
+static int attrs_of(const cublasLtMatmulAlgo_t *a, algo_attrs_t *t)
+{
+    size_t w;
+    memset(t, 0, sizeof *t);
+    return fn.cfg_get(a, CUBLASLT_ALGO_CONFIG_ID, &t->id, sizeof t->id, &w) ||
+           fn.cfg_get(a, CUBLASLT_ALGO_CONFIG_TILE_ID, &t->tile, sizeof t->tile, &w) ||
+           fn.cfg_get(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &t->splitk, sizeof t->splitk, &w) ||
+           fn.cfg_get(a, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &t->red, sizeof t->red, &w) ||
+           fn.cfg_get(a, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &t->swizzle, sizeof t->swizzle, &w) ||
+           fn.cfg_get(a, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, &t->custom, sizeof t->custom, &w) ||
+           fn.cfg_get(a, CUBLASLT_ALGO_CONFIG_STAGES_ID, &t->stages, sizeof t->stages, &w) ||
+           fn.cfg_get(a, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, &t->inner, sizeof t->inner, &w) ||
+           fn.cfg_get(a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &t->cluster, sizeof t->cluster,
+                      &w)
+               ? -1
+               : 0;
+}
+
+static const char *config_text(const gs_problem_t *p, const gs_device_t *d, int config, char *buf,
+                               size_t size)
+{
+    const lt_sig_t *s = sig_of(&p->cls, d);
+    algo_attrs_t t;
+    if (!slot_ready(s, config) || attrs_of(&s->algo[config], &t)) {
+        snprintf(buf, size, "%s", config_name(config));
+        return buf;
+    }
+    snprintf(buf, size,
+             "algo=%d,tile=%u,stages=%u,splitk=%d,reduction=%u,swizzle=%u,custom=%u,inner=%u,"
+             "cluster=%u",
+             t.id, t.tile, t.stages, t.splitk, t.red, t.swizzle, t.custom, (unsigned)t.inner,
+             (unsigned)t.cluster);
+    return buf;
+}
+
+static int config_from_text(const gs_problem_t *p, const gs_device_t *d, const char *text)
+{
+    lt_sig_t *s = sig_of(&p->cls, d);
+    algo_attrs_t t;
+    unsigned inner = 0, cluster = 0;
+    int used = 0;
+    if (!s || sscanf(text,
+                     "algo=%d,tile=%u,stages=%u,splitk=%d,reduction=%u,swizzle=%u,custom=%u,"
+                     "inner=%u,cluster=%u%n",
+                     &t.id, &t.tile, &t.stages, &t.splitk, &t.red, &t.swizzle, &t.custom, &inner,
+                     &cluster, &used) != 9 ||
+        text[used])
+        return -1;
+    t.inner = (uint16_t)inner;
+    t.cluster = (uint16_t)cluster;
+    /* one of the heuristic's own: the same slot every run */
+    for (int i = 0; i < s->n_algos; ++i) {
+        algo_attrs_t u;
+        if (slot_ready(s, i) && !attrs_of(&s->algo[i], &u) && !memcmp(&u, &t, sizeof t))
+            return i;
+    }
+    pthread_mutex_lock(&lock);
+    int rc = -1;
+    cublasLtMatmulAlgo_t a;
+    cublasLtMatmulHeuristicResult_t res;
+    cublasLtHandle_t h = handles[s->ordinal];
+    if (slot_ready(s, IMPORTED)) {
+        algo_attrs_t u;
+        if (!attrs_of(&s->algo[IMPORTED], &u) && !memcmp(&u, &t, sizeof t))
+            rc = IMPORTED;
+    } else if (h &&
+               !fn.algo_init(h, s->compute, s->scale, s->at, s->bt, s->ct, s->ct, t.id, &a) &&
+               !fn.cfg_set(&a, CUBLASLT_ALGO_CONFIG_TILE_ID, &t.tile, sizeof t.tile) &&
+               !fn.cfg_set(&a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &t.splitk, sizeof t.splitk) &&
+               !fn.cfg_set(&a, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &t.red, sizeof t.red) &&
+               !fn.cfg_set(&a, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &t.swizzle, sizeof t.swizzle) &&
+               !fn.cfg_set(&a, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, &t.custom, sizeof t.custom) &&
+               !fn.cfg_set(&a, CUBLASLT_ALGO_CONFIG_STAGES_ID, &t.stages, sizeof t.stages) &&
+               !fn.cfg_set(&a, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, &t.inner, sizeof t.inner) &&
+               !fn.cfg_set(&a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &t.cluster, sizeof t.cluster) &&
+               !fn.algo_check(h, s->op, s->a, s->b, s->c, s->c, &a, &res) &&
+               res.workspaceSize + GS_WS_FLAG_BYTES <= gs_cfg()->workspace_cap) {
+        s->algo[IMPORTED] = a;
+        s->ws[IMPORTED] = res.workspaceSize;
+        __atomic_store_n(&s->have[IMPORTED], 1, __ATOMIC_RELEASE);
+        rc = IMPORTED;
+    }
+    pthread_mutex_unlock(&lock);
+    if (rc < 0)
+        gs_msg("tune: cuBLASLt algorithm '%s' from the cache no longer runs this call "
+               "(cublasLtMatmulAlgoCheck); the prior decides", text);
+    return rc;
+}
+
+const gs_family_t gs_family_cublaslt = {
+    .name = "cublaslt",
+    .n_configs = SLOTS,
+    .config_name = config_name,
+    .can_implement = can_implement,
+    .plan = plan,
+    .run = run,
+    .tuned_only = 1,
+    .config_text = config_text,
+    .config_from_text = config_from_text,
+};

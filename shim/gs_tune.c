@@ -1,0 +1,603 @@
+/* The tuner's GPU side; see gs_tune.h. */
+#include "gs_tune.h"
+#include "gs_capture.h"
+#include "gs_config.h"
+#include "gs_dispatch.h"
+#include "gs_hooks.h"
+#include "gs_kernels.h"
+#include "gs_log.h"
+#include "gs_lt.h"
+#include "gs_real.h"
+#include "gs_registry.h"
+#include "gs_state.h"
+#include "gs_tune_cache.h"
+#include "gs_tune_rule.h"
+#include "gs_verify.h"
+#include "gs_workspace.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef GS_BUILD_ID
+#define GS_BUILD_ID "unknown"
+#endif
+#ifndef GS_VERSION
+#define GS_VERSION "0"
+#endif
+
+enum {
+    SIGS_MAX = 4096,     /* signatures tuned per process */
+    PEND_MAX = 16,       /* pairs in flight per signature */
+    PAIRS_PER_CALL = 4,  /* pairs one call carries */
+    CMP_SLOTS = 4096,    /* comparisons in flight, process-wide */
+};
+
+typedef struct pending {
+    int cand;
+    cudaEvent_t ev[4];   /* start, between, end; after the comparison's copy */
+    int first_is_cand;
+    int cmp;             /* pinned comparison slot, -1 if none */
+} pending_t;
+
+typedef struct tsig {
+    gs_class_t cls;
+    int ordinal;
+    cudaStream_t owner;  /* the one stream that tunes it */
+    int decided;
+    gs_tune_sig_t rule;
+    int needs_compare[GS_TUNE_CANDS_MAX];
+    pending_t pend[PEND_MAX];
+    int n_pend;
+    char *scratch;       /* cudaMallocAsync on owner: two outputs, comparison sums */
+    size_t c_bytes;
+    char shape[112];
+} tsig_t;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static tsig_t *sigs[SIGS_MAX * 2];
+static int n_sigs;
+static double spent_ms;
+static unsigned long long n_decided, n_won, served_tuned, served_total;
+static double (*cmp_sums)[3];  /* pinned */
+static int cmp_busy[CMP_SLOTS];
+static cudaEvent_t event_pool[PEND_MAX * 64];
+static int n_events;
+static __thread int busy;
+static int said_budget, said_full, started;
+
+int gs_tune_busy(void)
+{
+    return busy;
+}
+
+void gs_tune_count_served(int tuned)
+{
+    __atomic_add_fetch(&served_total, 1, __ATOMIC_RELAXED);
+    if (tuned)
+        __atomic_add_fetch(&served_tuned, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- start: validator and cache ---- */
+
+static void versions(int *cublas, long *cublaslt, int *driver)
+{
+    cublasStatus_t (*prop)(int, int *) =
+        (cublasStatus_t(*)(int, int *))gs_real_symbol(GS_LIB_CUBLAS, "cublasGetProperty");
+    size_t (*lt_version)(void) = (size_t(*)(void))gs_real_symbol(GS_LIB_CUBLASLT,
+                                                                  "cublasLtGetVersion");
+    int maj = 0, min = 0, pat = 0;
+    if (prop) {
+        prop(0, &maj); /* MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL */
+        prop(1, &min);
+        prop(2, &pat);
+    }
+    *cublas = maj * 10000 + min * 100 + pat;
+    *cublaslt = lt_version ? (long)lt_version() : 0;
+    *driver = 0;
+    cudaDriverGetVersion(driver);
+}
+
+static void summary_at_exit(void)
+{
+    pthread_mutex_lock(&lock);
+    gs_log_line("tune: %llu signatures decided (%llu by a faster candidate), %.1f ms of GPU time "
+                "spent tuning; %llu of %llu calls served by a tuned decision",
+                n_decided, n_won, spent_ms, served_tuned, served_total);
+    pthread_mutex_unlock(&lock);
+}
+
+static void start_once(const gs_device_t *d)
+{
+    const gs_config_t *cfg = gs_cfg();
+    int cublas, driver;
+    long cublaslt;
+    versions(&cublas, &cublaslt, &driver);
+    char kernels[512];
+    gs_routing_t r = gs_routing();
+    gs_format_kernel_list(&r, kernels, sizeof kernels);
+    char validator[1024];
+    snprintf(validator, sizeof validator,
+             "gpu=%s sms=%d cc=%d%d driver=%d cublas=%d cublaslt=%ld shim=%s/%s kernels=%s "
+             "workspace_mb=%zu pdl=%d knobs=%016llx pairs=%d lt_algos=%d",
+             d->gpu[0] ? d->gpu : "?", d->sm_count, d->cc_major, d->cc_minor, driver, cublas,
+             cublaslt, GS_VERSION, GS_BUILD_ID, kernels, cfg->workspace_cap >> 20, cfg->pdl,
+             (unsigned long long)cfg->knob_key, cfg->tune.pairs, cfg->tune.lt_algos);
+    if (cfg->tune.cache_path[0]) {
+        char msg[1600];
+        const int mode = r.tune == GS_TUNE_ONLINE ? GS_TUNE_CACHE_WRITE : GS_TUNE_CACHE_READONLY;
+        const int rc = gs_tune_cache_open(cfg->tune.cache_path, validator, mode, msg, sizeof msg);
+        if (msg[0])
+            gs_msg("tune: %s", msg);
+        if (!rc)
+            gs_log_line("tune: cache %s: %zu decisions", cfg->tune.cache_path, gs_tuned_count());
+    }
+    if (r.tune == GS_TUNE_ONLINE && gs_hooks()->runs_kernels) {
+        const gs_capture_mode_t m = gs_capture_relax();
+        if (cudaHostAlloc((void **)&cmp_sums, CMP_SLOTS * sizeof *cmp_sums,
+                          cudaHostAllocPortable) != cudaSuccess) {
+            cudaGetLastError();
+            cmp_sums = NULL;
+            gs_msg("tune: no pinned memory for comparisons; candidates cannot be checked, "
+                   "nothing is tuned");
+        }
+        gs_capture_restore(m);
+    }
+    if (cfg->log_enabled)
+        atexit(summary_at_exit);
+}
+
+void gs_tune_start(const gs_device_t *d)
+{
+    if (__atomic_load_n(&started, __ATOMIC_ACQUIRE))
+        return;
+    pthread_mutex_lock(&lock);
+    if (!started) {
+        start_once(d);
+        __atomic_store_n(&started, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* ---- signatures ---- */
+
+static uint64_t hash_class(const gs_class_t *c, int ordinal)
+{
+    const unsigned char *b = (const unsigned char *)c;
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)ordinal;
+    for (size_t i = 0; i < sizeof *c; ++i)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+static void shape_of(const gs_problem_t *p, char *buf, size_t size)
+{
+    static const char *const types[] = {"?", "f32", "f16", "bf16", "f64"};
+    snprintf(buf, size, "%s %s%s%s %c%c m=%lld n=%lld k=%lld batch=%lld lda=%lld ldb=%lld ldc=%lld",
+             gs_entry_name(p->entry, p->is_64), types[p->a_type & 7 ? p->a_type % 5 : 0],
+             p->c_type != p->a_type ? "->" : "", p->c_type != p->a_type ? types[p->c_type % 5] : "",
+             p->trans_a ? 'T' : 'N', p->trans_b ? 'T' : 'N', (long long)p->m, (long long)p->n,
+             (long long)p->k, (long long)p->batch, (long long)p->lda, (long long)p->ldb,
+             (long long)p->ldc);
+}
+
+/* Under lock: the signature's state, created with its candidates. */
+static tsig_t *sig_of(const gs_problem_t *p, const gs_device_t *d, cudaStream_t stream)
+{
+    size_t i = (size_t)hash_class(&p->cls, d->ordinal) % (SIGS_MAX * 2);
+    for (size_t probes = 0; probes < SIGS_MAX * 2; ++probes, i = (i + 1) % (SIGS_MAX * 2)) {
+        tsig_t *s = sigs[i];
+        if (s && s->ordinal == d->ordinal && !memcmp(&s->cls, &p->cls, sizeof p->cls))
+            return s;
+        if (s)
+            continue;
+        if (n_sigs >= SIGS_MAX) {
+            if (!said_full++)
+                gs_msg("tune: %d signatures tuned; later ones keep the prior", SIGS_MAX);
+            return NULL;
+        }
+        s = calloc(1, sizeof *s);
+        if (!s)
+            return NULL;
+        s->cls = p->cls;
+        s->ordinal = d->ordinal;
+        s->owner = stream;
+        gs_tune_init(&s->rule);
+        shape_of(p, s->shape, sizeof s->shape);
+        const gs_routing_t r = gs_routing();
+        busy = 1; /* cuBLASLt's heuristic runs inside the lt family's can_implement */
+        for (int k = 0; k < gs_candidate_count(); ++k) {
+            int config;
+            const gs_family_t *f = gs_candidate(k, &config);
+            if (!(r.allowed & (1ull << k)) || !f->can_implement(p, d, config))
+                continue;
+            for (int fi = 0; fi < gs_family_count(); ++fi)
+                if (gs_family_at(fi) == f) {
+                    const int ci = gs_tune_add(&s->rule, fi, config);
+                    if (ci >= 0)
+                        s->needs_compare[ci] = 1;
+                }
+        }
+        busy = 0;
+        sigs[i] = s;
+        ++n_sigs;
+        return s;
+    }
+    return NULL;
+}
+
+/* ---- events ---- */
+
+static cudaEvent_t event_get(void)
+{
+    if (n_events)
+        return event_pool[--n_events];
+    cudaEvent_t e = NULL;
+    if (cudaEventCreate(&e) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return e;
+}
+
+static void event_put(cudaEvent_t e)
+{
+    if (!e)
+        return;
+    if (n_events < (int)(sizeof event_pool / sizeof event_pool[0]))
+        event_pool[n_events++] = e;
+    else
+        cudaEventDestroy(e);
+}
+
+static void pending_release(pending_t *pd)
+{
+    for (int i = 0; i < 4; ++i)
+        event_put(pd->ev[i]), pd->ev[i] = NULL;
+    if (pd->cmp >= 0)
+        cmp_busy[pd->cmp] = 0;
+    pd->cmp = -1;
+}
+
+static int cmp_slot(void)
+{
+    if (!cmp_sums)
+        return -1;
+    for (int i = 0; i < CMP_SLOTS; ++i)
+        if (!cmp_busy[i]) {
+            cmp_busy[i] = 1;
+            return i;
+        }
+    return -1;
+}
+
+/* ---- cuBLAS as the application called it, into another C ---- */
+
+static cublasStatus_t cublas_as_called(const gs_call_t *c, void *C)
+{
+    const gs_real_table_t *r = gs_real(c->lt ? GS_LIB_CUBLASLT : GS_LIB_CUBLAS);
+    const cublasOperation_t ta = (cublasOperation_t)c->transa, tb = (cublasOperation_t)c->transb;
+    const cudaDataType at = (cudaDataType)c->atype, bt = (cudaDataType)c->btype,
+                       ct = (cudaDataType)c->ctype;
+    const cublasComputeType_t comp = (cublasComputeType_t)c->compute_type;
+    const cublasGemmAlgo_t algo = (cublasGemmAlgo_t)c->algo;
+    switch (c->entry) {
+    case GS_EP_SGEMM:
+        if (c->is_64)
+            return r->cublasSgemm_v2_64 ? r->cublasSgemm_v2_64(c->handle, ta, tb, c->m, c->n, c->k,
+                                                               c->alpha, c->A, c->lda, c->B, c->ldb,
+                                                               c->beta, C, c->ldc)
+                                        : CUBLAS_STATUS_NOT_SUPPORTED;
+        return r->cublasSgemm_v2 ? r->cublasSgemm_v2(c->handle, ta, tb, (int)c->m, (int)c->n,
+                                                     (int)c->k, c->alpha, c->A, (int)c->lda, c->B,
+                                                     (int)c->ldb, c->beta, C, (int)c->ldc)
+                                 : CUBLAS_STATUS_NOT_SUPPORTED;
+    case GS_EP_SGEMM_STRIDED:
+        if (c->is_64)
+            return r->cublasSgemmStridedBatched_64
+                       ? r->cublasSgemmStridedBatched_64(c->handle, ta, tb, c->m, c->n, c->k,
+                                                         c->alpha, c->A, c->lda, c->stride_a, c->B,
+                                                         c->ldb, c->stride_b, c->beta, C, c->ldc,
+                                                         c->stride_c, c->batch)
+                       : CUBLAS_STATUS_NOT_SUPPORTED;
+        return r->cublasSgemmStridedBatched
+                   ? r->cublasSgemmStridedBatched(c->handle, ta, tb, (int)c->m, (int)c->n,
+                                                  (int)c->k, c->alpha, c->A, (int)c->lda,
+                                                  c->stride_a, c->B, (int)c->ldb, c->stride_b,
+                                                  c->beta, C, (int)c->ldc, c->stride_c,
+                                                  (int)c->batch)
+                   : CUBLAS_STATUS_NOT_SUPPORTED;
+    case GS_EP_GEMMEX:
+        if (c->is_64)
+            return r->cublasGemmEx_64
+                       ? r->cublasGemmEx_64(c->handle, ta, tb, c->m, c->n, c->k, c->alpha, c->A,
+                                            at, c->lda, c->B, bt, c->ldb, c->beta, C, ct, c->ldc,
+                                            comp, algo)
+                       : CUBLAS_STATUS_NOT_SUPPORTED;
+        return r->cublasGemmEx ? r->cublasGemmEx(c->handle, ta, tb, (int)c->m, (int)c->n,
+                                                 (int)c->k, c->alpha, c->A, at, (int)c->lda, c->B,
+                                                 bt, (int)c->ldb, c->beta, C, ct, (int)c->ldc,
+                                                 comp, algo)
+                               : CUBLAS_STATUS_NOT_SUPPORTED;
+    case GS_EP_GEMMEX_STRIDED:
+        if (c->is_64)
+            return r->cublasGemmStridedBatchedEx_64
+                       ? r->cublasGemmStridedBatchedEx_64(
+                             c->handle, ta, tb, c->m, c->n, c->k, c->alpha, c->A, at, c->lda,
+                             c->stride_a, c->B, bt, c->ldb, c->stride_b, c->beta, C, ct, c->ldc,
+                             c->stride_c, c->batch, comp, algo)
+                       : CUBLAS_STATUS_NOT_SUPPORTED;
+        return r->cublasGemmStridedBatchedEx
+                   ? r->cublasGemmStridedBatchedEx(
+                         c->handle, ta, tb, (int)c->m, (int)c->n, (int)c->k, c->alpha, c->A, at,
+                         (int)c->lda, c->stride_a, c->B, bt, (int)c->ldb, c->stride_b, c->beta, C,
+                         ct, (int)c->ldc, c->stride_c, (int)c->batch, comp, algo)
+                   : CUBLAS_STATUS_NOT_SUPPORTED;
+    case GS_EP_LT_MATMUL:
+        if (!c->lt || !r->cublasLtMatmul)
+            return CUBLAS_STATUS_NOT_SUPPORTED;
+        return r->cublasLtMatmul(c->lt->handle, c->lt->desc, c->alpha, c->A, c->lt->Adesc, c->B,
+                                 c->lt->Bdesc, c->beta, c->lt->C == c->lt->D ? C : c->lt->C,
+                                 c->lt->Cdesc, C, c->lt->Ddesc, c->lt->algo, c->lt->workspace,
+                                 c->lt->workspace_size, c->lt->stream);
+    default:
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+}
+
+/* ---- pairs ---- */
+
+static size_t c_span(const gs_problem_t *p)
+{
+    const int64_t last = (p->batch - 1) * p->stride_c + (p->n - 1) * p->ldc + p->m;
+    return (size_t)last * gs_dtype_size(p->c_type);
+}
+
+/* The two outputs keep C's offset within 256 bytes: the same alignment. */
+static char *out_of(const tsig_t *s, int which, const void *C)
+{
+    const uintptr_t off = (uintptr_t)C & 255u;
+    uintptr_t base = ((uintptr_t)s->scratch + 255u) & ~(uintptr_t)255u;
+    if (which)
+        base = (base + off + s->c_bytes + 255u) & ~(uintptr_t)255u;
+    return (char *)(base + off);
+}
+
+static double *sums_of(const tsig_t *s)
+{
+    const uintptr_t end = (uintptr_t)out_of(s, 1, (const void *)(uintptr_t)255) + s->c_bytes;
+    return (double *)((end + 255u) & ~(uintptr_t)255u);
+}
+
+static size_t scratch_bytes(size_t c_bytes)
+{
+    return 3 * 256 + 2 * (c_bytes + 512) + PEND_MAX * 3 * sizeof(double);
+}
+
+/* A candidate's run on the scratch output: 0 or an error. */
+static int run_candidate(const tsig_t *s, const gs_tune_cand_t *cand, const gs_problem_t *p,
+                         const gs_device_t *d, void *out)
+{
+    const gs_family_t *f = gs_family_at(cand->family);
+    gs_problem_t q = *p;
+    q.C = out;
+    q.workspace = NULL;
+    q.workspace_size = 0;
+    gs_plan_t plan = {f, cand->config, NULL, 0};
+    f->plan(&q, d, &plan);
+    if (plan.workspace_bytes) {
+        char why[112];
+        if (gs_workspace_get(d->ordinal, s->owner, plan.workspace_bytes, &q.workspace,
+                             &q.workspace_size, why, sizeof why))
+            return 2;
+    }
+    return f->run(&plan, &q, d);
+}
+
+static void decide(tsig_t *s, const gs_problem_t *p, const gs_device_t *d, const char *why)
+{
+    const gs_tune_limits_t lim = gs_tune_default_limits_for(gs_cfg()->tune.pairs);
+    double gain = 1.0, lo = 1.0;
+    const int w = why ? -1 : gs_tune_decide(&s->rule, &lim, &gain, &lo);
+    gs_tuned_t t;
+    memset(&t, 0, sizeof t);
+    if (w >= 0) {
+        const gs_family_t *f = gs_family_at(s->rule.cand[w].family);
+        snprintf(t.family, sizeof t.family, "%s", f->name);
+        gs_family_config_text(f, p, d, s->rule.cand[w].config, t.config, sizeof t.config);
+        t.pairs = s->rule.cand[w].n;
+        ++n_won;
+    } else {
+        snprintf(t.family, sizeof t.family, GS_TUNED_CUBLAS);
+        snprintf(t.config, sizeof t.config, "as_called");
+    }
+    t.gain = gain;
+    t.lo95 = lo;
+    t.cost_ms = s->rule.gpu_ms;
+    s->decided = 1;
+    ++n_decided;
+    if (s->scratch) {
+        cudaFreeAsync(s->scratch, s->owner);
+        s->scratch = NULL;
+    }
+    char msg[600];
+    if (gs_tuned_put(&s->cls, &t, s->shape, msg, sizeof msg))
+        gs_msg("tune: %s", msg);
+    int live = 0;
+    for (int i = 0; i < s->rule.n_cand; ++i)
+        live += s->rule.cand[i].state == GS_CAND_LIVE;
+    gs_log_line("tune: %s -> %s %s: %.3fx cuBLAS as called (lower 95%% bound %.3f, %d pairs); "
+                "%d candidates (%d live), %d calls, %.2f ms GPU%s%s",
+                s->shape, t.family, t.config, t.gain, t.lo95, t.pairs, s->rule.n_cand, live,
+                s->rule.calls, s->rule.gpu_ms, why ? "; " : "", why ? why : "");
+}
+
+/* Reads the pairs that completed, in order. */
+static void collect(tsig_t *s, const gs_problem_t *p, const gs_device_t *d,
+                    const gs_tune_limits_t *lim)
+{
+    int done = 0;
+    while (done < s->n_pend) {
+        pending_t *pd = &s->pend[done];
+        cudaEvent_t last = pd->cmp >= 0 ? pd->ev[3] : pd->ev[2];
+        const cudaError_t q = cudaEventQuery(last);
+        if (q == cudaErrorNotReady)
+            break;
+        float t0 = 0.f, t1 = 0.f;
+        if (q != cudaSuccess || cudaEventElapsedTime(&t0, pd->ev[0], pd->ev[1]) != cudaSuccess ||
+            cudaEventElapsedTime(&t1, pd->ev[1], pd->ev[2]) != cudaSuccess) {
+            cudaGetLastError();
+            t0 = t1 = 0.f;
+        }
+        const double t_cand = pd->first_is_cand ? t0 : t1, t_cub = pd->first_is_cand ? t1 : t0;
+        gs_tune_cand_t *c = &s->rule.cand[pd->cand];
+        if (pd->cmp >= 0 && q == cudaSuccess) {
+            const double *sums = cmp_sums[pd->cmp];
+            const double rel = sums[1] > 0.0 ? sqrt(sums[0] / sums[1]) : sqrt(sums[0]);
+            const double tol = gs_verify_tolerance(p);
+            if (sums[2] > 0.0 || !isfinite(rel)) {
+                s->needs_compare[pd->cand] = 1; /* inconclusive: compare again */
+            } else if (rel > tol) {
+                c->state = GS_CAND_MISMATCH;
+                char name[200];
+                gs_log_line("tune: %s: candidate %s dropped: relative difference to cuBLAS "
+                            "%.3g (tolerance %.3g)",
+                            s->shape,
+                            gs_family_config_text(gs_family_at(c->family), p, d, c->config,
+                                                  name, sizeof name),
+                            rel, tol);
+            } else {
+                c->checked = 1;
+            }
+        }
+        gs_tune_add_pair(&s->rule, pd->cand, t_cub, t_cand, lim);
+        spent_ms += t_cand + t_cub;
+        pending_release(pd);
+        ++done;
+    }
+    if (done) {
+        memmove(s->pend, s->pend + done, (size_t)(s->n_pend - done) * sizeof *s->pend);
+        s->n_pend -= done;
+    }
+}
+
+/* One pair on the owner stream; 0, or -1 (nothing more this call). */
+static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_t *p,
+                        const gs_device_t *d)
+{
+    if (s->n_pend >= PEND_MAX)
+        return -1;
+    pending_t *pd = &s->pend[s->n_pend];
+    memset(pd, 0, sizeof *pd);
+    pd->cand = ci;
+    pd->cmp = -1;
+    pd->first_is_cand = (s->rule.cand[ci].n + s->rule.cand[ci].enqueued) % 2 == 0;
+    const int compare = s->needs_compare[ci];
+    for (int i = 0; i < (compare ? 4 : 3); ++i)
+        if (!(pd->ev[i] = event_get())) {
+            pending_release(pd);
+            return -1;
+        }
+    if (compare && (pd->cmp = cmp_slot()) < 0) {
+        pending_release(pd);
+        return -1;
+    }
+    cudaStream_t st = s->owner;
+    char *cand_out = out_of(s, 0, p->C), *ref_out = out_of(s, 1, p->C);
+    if (s->cls.beta_kind != GS_BETA_ZERO) { /* both start from the caller's C */
+        cudaMemcpyAsync(cand_out, p->C, s->c_bytes, cudaMemcpyDeviceToDevice, st);
+        cudaMemcpyAsync(ref_out, p->C, s->c_bytes, cudaMemcpyDeviceToDevice, st);
+    }
+    int err = cudaEventRecord(pd->ev[0], st);
+    for (int half = 0; half < 2 && !err; ++half) {
+        const int cand_now = (half == 0) == pd->first_is_cand;
+        err = cand_now ? run_candidate(s, &s->rule.cand[ci], p, d, cand_out)
+                       : (cublas_as_called(c, ref_out) != CUBLAS_STATUS_SUCCESS);
+        if (!err)
+            err = cudaEventRecord(pd->ev[half + 1], st);
+    }
+    if (!err && compare) {
+        gs_problem_t q = *p;
+        double *dsums = sums_of(s) + 3 * (s->n_pend % PEND_MAX);
+        err = gs_compare_launch(&q, cand_out, ref_out, dsums) ||
+              cudaMemcpyAsync(cmp_sums[pd->cmp], dsums, 3 * sizeof(double),
+                              cudaMemcpyDeviceToHost, st) ||
+              cudaEventRecord(pd->ev[3], st);
+        if (!err)
+            s->needs_compare[ci] = 0;
+    }
+    if (err) {
+        cudaGetLastError();
+        s->rule.cand[ci].state = GS_CAND_FAILED;
+        /* what was enqueued still runs; its events are never read */
+        pending_release(pd);
+        return 0;
+    }
+    ++s->rule.cand[ci].enqueued;
+    ++s->n_pend;
+    return 0;
+}
+
+void gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *d)
+{
+    const gs_config_t *cfg = gs_cfg();
+    cudaStream_t st = (cudaStream_t)p->stream;
+    enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+    if (busy || cudaStreamIsCapturing(st, &cap) != cudaSuccess ||
+        cap != cudaStreamCaptureStatusNone) {
+        cudaGetLastError();
+        return; /* nothing is tuned inside capture */
+    }
+    gs_tune_start(d);
+    pthread_mutex_lock(&lock);
+    tsig_t *s = sig_of(p, d, st);
+    if (!s || s->decided || s->owner != st) {
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+    busy = 1;
+    const gs_capture_mode_t mode = gs_capture_relax();
+    const gs_tune_limits_t lim = gs_tune_default_limits_for(cfg->tune.pairs);
+    collect(s, p, d, &lim);
+    if (!s->rule.n_cand) {
+        decide(s, p, d, "no candidate takes this call");
+    } else if (!cmp_sums) {
+        decide(s, p, d, "no pinned memory for comparisons");
+    } else if (spent_ms >= cfg->tune.budget_ms && !s->n_pend) {
+        if (!said_budget++)
+            gs_msg("tune: GEMMSHIM_TUNE_BUDGET_MS (%.0f ms) spent; signatures still tuning are "
+                   "decided on what they have", cfg->tune.budget_ms);
+        decide(s, p, d, NULL);
+    } else if (gs_tune_done(&s->rule, &lim)) {
+        decide(s, p, d, NULL);
+    } else if (spent_ms < cfg->tune.budget_ms) {
+        if (!s->scratch) {
+            s->c_bytes = c_span(p);
+            const size_t bytes = scratch_bytes(s->c_bytes);
+            void *ptr = NULL;
+            if (bytes > cfg->tune.scratch_cap ||
+                gs_hooks()->alloc_async(&ptr, bytes, st) != cudaSuccess) {
+                cudaGetLastError();
+                decide(s, p, d, bytes > cfg->tune.scratch_cap
+                                    ? "scratch over GEMMSHIM_TUNE_SCRATCH_MB: forwarded"
+                                    : "scratch could not be allocated: forwarded");
+            } else {
+                s->scratch = ptr;
+            }
+        }
+        if (s->scratch) {
+            ++s->rule.calls;
+            for (int i = 0; i < PAIRS_PER_CALL; ++i) {
+                const int ci = gs_tune_next(&s->rule, &lim);
+                if (ci < 0 || enqueue_pair(s, ci, c, p, d))
+                    break;
+            }
+        }
+    }
+    gs_capture_restore(mode);
+    busy = 0;
+    pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,38 @@
+/* Tuned routing, the GPU side (GEMMSHIM_TUNE; docs/TUNING.md).
+ *
+ * Under GEMMSHIM_TUNE=online a call signature not decided yet is answered
+ * by cuBLAS as the application called it, and each such call also carries
+ * a few timing pairs on the application's stream: one candidate (a
+ * configuration of a registered family whose can_implement takes the call,
+ * cuBLASLt's heuristic algorithms included) and cuBLAS-as-called, back to
+ * back between events, in alternating order, on the call's own A and B and
+ * scratch outputs with the call's ldc and alignment (never the
+ * application's C; a copy of C when beta may be nonzero). A candidate's
+ * first result is compared with cuBLAS's; a mismatch drops it. Event times
+ * and comparisons are collected at later calls (no waits, no host
+ * callbacks, no cudaMalloc: scratch is stream-ordered). The numbers and
+ * the rule are dispatch/gs_tune_rule.h; decisions go to the tune cache
+ * (dispatch/gs_tune_cache.h), which dispatch reads. */
+#ifndef GS_TUNE_H
+#define GS_TUNE_H
+
+#include "gs_call.h"
+#include "gs_problem.h"
+
+/* Once per process, at the first call under GEMMSHIM_TUNE=online or
+ * cache: opens the cache file with this process's validator. */
+void gs_tune_start(const gs_device_t *d);
+
+/* A call of a signature not decided yet (decision.tune_pending): collects
+ * finished pairs, decides when it can, else enqueues the next pairs. The
+ * call itself is then forwarded by the caller. Never inside capture. */
+void gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *d);
+
+/* 1 while this thread runs the tuner's own cuBLAS or kernel calls: an
+ * intercepted call arriving then is cuBLAS's own and is forwarded as is. */
+int gs_tune_busy(void);
+
+/* A call served by a tuned decision (the exit summary's share). */
+void gs_tune_count_served(int tuned);
+
+#endif
