@@ -208,6 +208,15 @@ FAKE_GETTER(cublasGetPointerMode_v2, cublasPointerMode_t, pointer_mode)
 FAKE_SETTER(cublasSetMathMode, cublasMath_t, math_mode)
 FAKE_GETTER(cublasGetMathMode, cublasMath_t, math_mode)
 
+/* cuBLAS 13.1.0, as the tune cache's validator reads it */
+FAKE_EXPORT cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
+{
+    if (!value)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *value = type == MAJOR_VERSION ? 13 : type == MINOR_VERSION ? 1 : 0;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
 FAKE_EXPORT cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
 {
     if (!find(handle))
@@ -433,4 +442,158 @@ FAKE_EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle)
     return CUBLAS_STATUS_SUCCESS;
 }
 
+
+/* ---- the matmul heuristic, for the tuner's CPU tests ----
+ * Preferences are attribute bags. The heuristic lists FAKE_LT_ALGOS
+ * (default 3) algorithms: algorithm i has id 10 + i, tile 20 + i, stages
+ * 30 + i, split-K 1 + i and needs i KiB of workspace; a request with a
+ * workspace cap below that gets fewer. AlgoCheck accepts ids 10..99. An
+ * algorithm's configuration lives in its data words. */
+#define PREF_MAGIC 0x5052
+
+FAKE_EXPORT cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
+{
+    fake_attrs_t *f = pref ? calloc(1, sizeof *f) : NULL;
+    if (!f)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    f->magic = PREF_MAGIC;
+    desc_track(f, 1);
+    *pref = (cublasLtMatmulPreference_t)f;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
+{
+    fake_attrs_t *f = (fake_attrs_t *)pref;
+    if (!f || f->magic != PREF_MAGIC)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    desc_untrack(f);
+    free(f);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cublasStatus_t cublasLtMatmulPreferenceSetAttribute(
+    cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t a, const void *buf,
+    size_t n)
+{
+    return attr_set((fake_attrs_t *)pref, PREF_MAGIC, (int)a, buf, n);
+}
+
+static int algo_slot(int attr)
+{
+    return attr >= 0 && attr <= 7 ? attr : attr == 8 ? 7 : -1;
+}
+
+FAKE_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(
+    cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t a, const void *buf, size_t n)
+{
+    const int s = algo_slot((int)a);
+    if (!algo || !buf || s < 0 || n > 4)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    uint32_t v = 0;
+    memcpy(&v, buf, n);
+    if (a == CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID)
+        algo->data[7] = (algo->data[7] & ~0xffffull) | (v & 0xffff);
+    else if (a == CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID)
+        algo->data[7] = (algo->data[7] & 0xffffull) | ((uint64_t)(v & 0xffff) << 16);
+    else
+        algo->data[s] = v;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(
+    const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t a, void *buf, size_t n,
+    size_t *written)
+{
+    const int s = algo_slot((int)a);
+    const size_t want = a == CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID ||
+                                a == CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID
+                            ? 2
+                            : 4;
+    if (!algo || !buf || s < 0 || n != want)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    uint32_t v = (uint32_t)algo->data[s];
+    if (a == CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID)
+        v = (uint32_t)(algo->data[7] & 0xffff);
+    else if (a == CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID)
+        v = (uint32_t)((algo->data[7] >> 16) & 0xffff);
+    memcpy(buf, &v, n);
+    if (written)
+        *written = n;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t h, cublasComputeType_t compute,
+                                                  cudaDataType_t scale, cudaDataType_t at,
+                                                  cudaDataType_t bt, cudaDataType_t ct,
+                                                  cudaDataType_t dt, int id,
+                                                  cublasLtMatmulAlgo_t *algo)
+{
+    (void)compute, (void)scale, (void)at, (void)bt, (void)ct, (void)dt;
+    if (!h || !algo)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    memset(algo, 0, sizeof *algo);
+    algo->data[0] = (uint64_t)id;
+    algo->data[2] = 1;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t h, cublasLtMatmulDesc_t op,
+                                                   cublasLtMatrixLayout_t a,
+                                                   cublasLtMatrixLayout_t b,
+                                                   cublasLtMatrixLayout_t c,
+                                                   cublasLtMatrixLayout_t d,
+                                                   const cublasLtMatmulAlgo_t *algo,
+                                                   cublasLtMatmulHeuristicResult_t *result)
+{
+    (void)op, (void)a, (void)b, (void)c, (void)d;
+    if (!h || !algo || !result)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (algo->data[0] < 10 || algo->data[0] > 99)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    memset(result, 0, sizeof *result);
+    result->algo = *algo;
+    result->workspaceSize = (algo->data[0] - 10) * 1024;
+    result->wavesCount = 1.0f;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+FAKE_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
+    cublasLtHandle_t h, cublasLtMatmulDesc_t op, cublasLtMatrixLayout_t a,
+    cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d,
+    cublasLtMatmulPreference_t pref, int requested, cublasLtMatmulHeuristicResult_t *results,
+    int *returned)
+{
+    (void)op, (void)a, (void)b, (void)c, (void)d;
+    if (!h || !pref || !results || !returned || requested < 1)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    const char *env = getenv("FAKE_LT_ALGOS");
+    const int have = env ? atoi(env) : 3;
+    uint64_t cap = ~0ull;
+    fake_attrs_t *f = (fake_attrs_t *)pref;
+    if (f->size[CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES] == 8)
+        memcpy(&cap, f->val[CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES], 8);
+    int n = 0;
+    for (int i = 0; i < have && n < requested; ++i) {
+        if ((uint64_t)i * 1024 > cap)
+            break;
+        memset(&results[n], 0, sizeof results[n]);
+        cublasLtMatmulAlgo_t *al = &results[n].algo;
+        al->data[0] = 10 + (uint64_t)i;
+        al->data[1] = 20 + (uint64_t)i;
+        al->data[2] = 1 + (uint64_t)i;
+        al->data[6] = 30 + (uint64_t)i;
+        results[n].workspaceSize = (size_t)i * 1024;
+        results[n].wavesCount = 1.0f;
+        results[n].state = CUBLAS_STATUS_SUCCESS;
+        ++n;
+    }
+    *returned = n;
+    return n ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
+FAKE_EXPORT size_t cublasLtGetVersion(void)
+{
+    return 130100;
+}
 #endif

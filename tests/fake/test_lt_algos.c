@@ -1,0 +1,120 @@
+/* The cuBLASLt-algorithms family against the fake cuBLASLt, whose
+ * heuristic lists several algorithms: candidates per class, workspace
+ * plans, configuration text and its rebuild (cublasLtMatmulAlgoCheck), and
+ * the calls it refuses. Host code only: nothing runs on a GPU. */
+#include "dispatch_fixtures.h"
+#include "gs_family.h"
+#include "gs_kernels.h"
+#include "gs_lt_algos.h"
+#include "gs_registry.h"
+#include "gs_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int n_ready(const gs_problem_t *p, const gs_device_t *d)
+{
+    int n = 0;
+    for (int c = 0; c < gs_family_cublaslt.n_configs; ++c)
+        n += gs_family_cublaslt.can_implement(p, d, c);
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_lt_algos FAKE_DIR\n");
+        return 2;
+    }
+    char lib[4096];
+    snprintf(lib, sizeof lib, "%s/libcublasLt.so.13", argv[1]);
+    setenv("GEMMSHIM_CUBLASLT", lib, 1);
+    snprintf(lib, sizeof lib, "%s/libcublas.so.13", argv[1]);
+    setenv("GEMMSHIM_CUBLAS", lib, 1);
+    const gs_device_t d = device(9, 0, 132);
+
+    gs_problem_t p = fp32_nn(1000, 1000, 1000);
+    gs_problem_classify(&p);
+    const gs_family_t *f = &gs_family_cublaslt;
+    CHECK(f->tuned_only);
+    /* the fake lists three algorithms: configurations 0..2, not 3..7, and
+     * the cache slot is empty */
+    CHECK_EQ_INT(n_ready(&p, &d), 3);
+    CHECK(f->can_implement(&p, &d, 2) && !f->can_implement(&p, &d, 3));
+    CHECK(!f->can_implement(&p, &d, f->n_configs - 1));
+    /* plans: the flag bytes our kernels keep zero come first */
+    gs_plan_t pl = {f, 2, NULL, 0};
+    f->plan(&p, &d, &pl);
+    CHECK_EQ_INT((int)pl.workspace_bytes, GS_WS_FLAG_BYTES + 2 * 1024);
+    pl.config = 0;
+    f->plan(&p, &d, &pl);
+    CHECK_EQ_INT((int)pl.workspace_bytes, 0);
+    /* configuration text names the algorithm's attributes, and reads back
+     * to the heuristic's own slot */
+    char text[256];
+    f->config_text(&p, &d, 1, text, sizeof text);
+    CHECK_STR_EQ(text, "algo=11,tile=21,stages=31,splitk=2,reduction=0,swizzle=0,custom=0,"
+                       "inner=0,cluster=0");
+    CHECK_EQ_INT(f->config_from_text(&p, &d, text), 1);
+    /* an algorithm the heuristic did not list this time is rebuilt, checked
+     * and held in the cache slot */
+    const int cached = f->config_from_text(
+        &p, &d, "algo=42,tile=7,stages=8,splitk=1,reduction=0,swizzle=1,custom=0,inner=0,cluster=0");
+    CHECK_EQ_INT(cached, f->n_configs - 1);
+    CHECK(f->can_implement(&p, &d, cached));
+    f->config_text(&p, &d, cached, text, sizeof text);
+    CHECK_STR_EQ(text, "algo=42,tile=7,stages=8,splitk=1,reduction=0,swizzle=1,custom=0,"
+                       "inner=0,cluster=0");
+    pl.config = cached;
+    f->plan(&p, &d, &pl);
+    CHECK_EQ_INT((int)pl.workspace_bytes, GS_WS_FLAG_BYTES + 32 * 1024);
+    /* one AlgoCheck refuses: dropped (-1), said */
+    CHECK_EQ_INT(f->config_from_text(&p, &d, "algo=500,tile=1,stages=1,splitk=1,reduction=0,"
+                                             "swizzle=0,custom=0,inner=0,cluster=0"), -1);
+    /* text that is not an algorithm's */
+    CHECK_EQ_INT(f->config_from_text(&p, &d, "pingpong_128x128x64"), -1);
+    CHECK_EQ_INT(f->config_from_text(&p, &d, "algo=11,tile=21"), -1);
+    /* through the registry's generic helpers */
+    CHECK_EQ_INT(gs_family_config_from_text(f, &p, &d, "algo=10,tile=20,stages=30,splitk=1,"
+                                                       "reduction=0,swizzle=0,custom=0,inner=0,"
+                                                       "cluster=0"), 0);
+
+    /* calls it does not take */
+    gs_problem_t q = p;
+    q.entry = GS_EP_GEMMEX_BATCHED; /* pointer arrays */
+    gs_problem_classify(&q);
+    CHECK_EQ_INT(n_ready(&q, &d), 0);
+    q = p;
+    q.bias = (const void *)(uintptr_t)0x7f0000400000ull; /* an epilogue */
+    q.bias_type = GS_DT_F32;
+    gs_problem_classify(&q);
+    CHECK_EQ_INT(n_ready(&q, &d), 0);
+    q = p;
+    q.compute = GS_CT_OTHER;
+    gs_problem_classify(&q);
+    CHECK_EQ_INT(n_ready(&q, &d), 0);
+    q = p;
+    q.C = NULL;
+    gs_problem_classify(&q);
+    CHECK_EQ_INT(n_ready(&q, &d), 0);
+    gs_device_t none = d;
+    none.present = 0;
+    CHECK_EQ_INT(n_ready(&p, &none), 0);
+    /* TF32 (the application asked for it) and 16-bit types are taken */
+    q = p;
+    q.compute = GS_CT_F32_TF32;
+    gs_problem_classify(&q);
+    CHECK_EQ_INT(n_ready(&q, &d), 3);
+    q = p;
+    q.a_type = q.b_type = q.c_type = GS_DT_BF16;
+    gs_problem_classify(&q);
+    CHECK_EQ_INT(n_ready(&q, &d), 3);
+    /* each class is asked once and keeps its list: another size, its own */
+    setenv("FAKE_LT_ALGOS", "5", 1);
+    q = fp32_nn(1000, 1000, 1001);
+    gs_problem_classify(&q);
+    CHECK_EQ_INT(n_ready(&q, &d), 5);
+    CHECK_EQ_INT(n_ready(&p, &d), 4); /* its three, and the cache slot */
+    return GS_TEST_DONE();
+}
