@@ -3,6 +3,7 @@
 #include "gs_hooks.h"
 #include "gs_registry.h"
 #include "gs_log.h"
+#include "gs_plugin.h"
 #include "gs_timing.h"
 
 #include <pthread.h>
@@ -30,6 +31,8 @@ static void summary_at_exit(void)
 
 static void init(void)
 {
+    /* plugins first: their names are in the registry GEMMSHIM_KERNELS is read against */
+    gs_plugins_load(env("GEMMSHIM_PLUGINS"));
     gs_config_parse(&config, env);
     gs_hooks_init(&config);
     gs_knobs_apply(config.knob_values); /* before any family's first call */
@@ -45,6 +48,7 @@ static void init(void)
     cur_policy = config.routing.policy;
     cur_allowed = config.routing.allowed;
     gs_log_open(&config);
+    gs_plugins_report(); /* first: a plugin left out explains a GEMMSHIM_KERNELS error */
     if (config.error)
         gs_msg("%s; the shim passes every call to cuBLAS", config.error_msg);
     if (config.log_enabled)
