@@ -208,6 +208,41 @@ void gs_format_kernel_list(const gs_routing_t *r, char *buf, size_t size)
         snprintf(buf, size, "none");
 }
 
+int gs_parse_plugin_list(const char *v, char (*paths)[GS_PATH_MAX], char *msg, size_t msg_size)
+{
+    int n = 0;
+    for (const char *s = v;; ++n) {
+        const size_t len = strcspn(s, ":");
+        if (n == GS_PLUGINS_MAX) {
+            snprintf(msg, msg_size, "GEMMSHIM_PLUGINS: more than %d libraries", GS_PLUGINS_MAX);
+            return -1;
+        }
+        if (len == 0 || len >= GS_PATH_MAX) {
+            snprintf(msg, msg_size, "GEMMSHIM_PLUGINS: library %d: path is %s", n + 1,
+                     len ? "too long" : "empty");
+            return -1;
+        }
+        if (paths) {
+            memcpy(paths[n], s, len);
+            paths[n][len] = '\0';
+        }
+        s += len;
+        if (!*s)
+            return n + 1;
+        ++s; /* past the ':': a path must follow */
+    }
+}
+
+static void parse_plugins(gs_config_t *c, const char *v)
+{
+    char msg[128];
+    c->n_plugins = v ? gs_parse_plugin_list(v, NULL, msg, sizeof msg) : 0;
+    if (c->n_plugins < 0) {
+        c->n_plugins = 0;
+        reject(c, "%s", msg);
+    }
+}
+
 static void parse_kernels(gs_config_t *c, const char *v)
 {
     char msg[256];
@@ -350,6 +385,7 @@ int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
     parse_log(c, get("GEMMSHIM_LOG"));
     parse_mode(c, get("GEMMSHIM_MODE"));
     parse_policy(c, get("GEMMSHIM_POLICY"));
+    parse_plugins(c, get("GEMMSHIM_PLUGINS"));
     parse_kernels(c, get("GEMMSHIM_KERNELS"));
     parse_bool(c, "GEMMSHIM_STRICT", get("GEMMSHIM_STRICT"), &c->strict);
     const char *t = get("GEMMSHIM_LOG_TIMING");

@@ -14,6 +14,7 @@ extern "C" {
 
 #define GS_PATH_MAX 4096
 #define GS_WORKSPACE_MB_DEFAULT 64
+#define GS_PLUGINS_MAX 8 /* libraries in GEMMSHIM_PLUGINS */
 
 /* on: route by the table; off: forward everything; verify: route, and also
  * run every routed call on cuBLAS into scratch memory and compare; ab: per
@@ -85,6 +86,8 @@ typedef struct gs_config {
                                       knob i of the registry (gs_knob_at) */
     uint64_t knob_key;             /* the knobs' values folded into one word (decision keys) */
     gs_tune_config_t tune;
+    int n_plugins;                 /* libraries GEMMSHIM_PLUGINS names (loaded by the
+                                      shim before this parse: shim/gs_plugin.c) */
     int error;                     /* a value was rejected */
     char error_msg[512];           /* the first rejection, one line */
 } gs_config_t;
@@ -101,6 +104,13 @@ int gs_config_parse(gs_config_t *c, gs_getenv_fn get);
  * "all", "none") into r->allowed; 0 on success, -1 (r unchanged, msg says
  * why) otherwise. */
 int gs_parse_kernel_list(gs_routing_t *r, const char *list, char *msg, size_t msg_size);
+
+/* A GEMMSHIM_PLUGINS list: shared-library paths separated by ':', each
+ * non-empty and shorter than GS_PATH_MAX, at most GS_PLUGINS_MAX. Copies
+ * path i into paths[i] when paths is not NULL. The number of paths, or -1
+ * (msg says why). */
+int gs_parse_plugin_list(const char *list, char (*paths)[GS_PATH_MAX], char *msg,
+                         size_t msg_size);
 
 /* r->allowed as a GEMMSHIM_KERNELS list: a family's name where all its
  * configurations are allowed, else the allowed configurations' names;

@@ -30,6 +30,46 @@ int gs_family_count(void)
     return N_FAMILIES;
 }
 
+/* The family among the first n whose name or one of whose configuration
+ * names is `name`; NULL when none. */
+static const gs_family_t *name_owner(const char *name, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        if (!strcmp(families[i]->name, name))
+            return families[i];
+        for (int c = 0; c < families[i]->n_configs; ++c)
+            if (!strcmp(families[i]->config_name(c), name))
+                return families[i];
+    }
+    return NULL;
+}
+
+/* The first name of f that is taken, by another family or twice in f
+ * itself (a configuration may repeat the family's own name: a family of
+ * one configuration names it so); 0 when none, else -1 with msg. */
+static int names_clash(const gs_family_t *f, int n, char *msg, size_t msg_size)
+{
+    for (int c = -1; c < f->n_configs; ++c) {
+        const char *name = c < 0 ? f->name : f->config_name(c);
+        if (!name || !name[0]) {
+            snprintf(msg, msg_size, "family '%s': configuration %d has no name", f->name, c);
+            return -1;
+        }
+        const gs_family_t *owner = name_owner(name, n);
+        if (owner) {
+            snprintf(msg, msg_size, "name '%s' is taken by family '%s'", name, owner->name);
+            return -1;
+        }
+        for (int d = 0; d < c; ++d)
+            if (!strcmp(f->config_name(d), name)) {
+                snprintf(msg, msg_size, "family '%s': configuration name '%s' given twice",
+                         f->name, name);
+                return -1;
+            }
+    }
+    return 0;
+}
+
 int gs_registry_add(const gs_family_t *f, char *msg, size_t msg_size)
 {
     if (msg_size)
@@ -40,18 +80,9 @@ int gs_registry_add(const gs_family_t *f, char *msg, size_t msg_size)
         return -1;
     }
     pthread_mutex_lock(&add_lock);
-    int rc = 0, n = n_families, configs = 0;
-    for (int i = 0; i < n; ++i) {
+    int rc = names_clash(f, n_families, msg, msg_size), n = n_families, configs = 0;
+    for (int i = 0; i < n; ++i)
         configs += families[i]->n_configs;
-        for (int c = 0; c < f->n_configs && !rc; ++c)
-            if (!strcmp(families[i]->name, f->name) ||
-                gs_candidate_find(f->config_name(c)) >= 0) {
-                snprintf(msg, msg_size, "name '%s' is taken by family '%s'",
-                         strcmp(families[i]->name, f->name) ? f->config_name(c) : f->name,
-                         families[i]->name);
-                rc = -1;
-            }
-    }
     if (!rc && n >= GS_REGISTRY_MAX) {
         snprintf(msg, msg_size, "registry full (%d families)", GS_REGISTRY_MAX);
         rc = -1;

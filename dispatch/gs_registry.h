@@ -20,8 +20,9 @@ enum { GS_REGISTRY_MAX = 16 };    /* families, built-in and added */
 /* Adds a family after the built-in ones (start-up only, before the first
  * call is served: cuBLASLt's algorithms, plugins). Refused, with one line
  * in msg, when its table lacks a required operation, its name or one of
- * its configuration names is already taken, or the registry is full.
- * 0 or -1. */
+ * its configuration names is already taken (as a family's or a
+ * configuration's name, or twice in its own table), or the registry is
+ * full. 0 or -1. */
 int gs_registry_add(const gs_family_t *f, char *msg, size_t msg_size);
 /* Back to the built-in families alone (tests). */
 void gs_registry_reset(void);

@@ -1,5 +1,6 @@
 /* Per-thread decision cache in front of gs_dispatch; see gs_decide.h. */
 #include "gs_decide.h"
+#include "gs_plugin.h"
 #include "gs_state.h"
 #include "gs_tune_cache.h"
 
@@ -10,13 +11,13 @@
 #define SLOTS 64 /* direct-mapped: a thread rarely cycles more signatures */
 
 /* Every input gs_dispatch and the families' can_implement read: the call's
- * class (its bytes), the device, the routing in force, the knobs and the
- * table's generation. */
+ * class (its bytes), the device, the routing in force, the knobs, the
+ * plugins and the table's generation. */
 typedef struct key {
     gs_class_t cls;
     gs_device_t dev;
     int32_t mode, policy, tune, reserved;
-    uint64_t allowed, knob_key;
+    uint64_t allowed, knob_key, plugin_key;
     uint64_t table_generation, tuned_generation;
 } gs_key_t;
 
@@ -46,6 +47,7 @@ static void make_key(gs_key_t *k, const gs_problem_t *p, const gs_device_t *d,
     k->policy = r->policy;
     k->allowed = r->allowed;
     k->knob_key = gs_cfg()->knob_key;
+    k->plugin_key = gs_plugins_key(); /* the plugins' names, versions, build ids */
     k->table_generation = gs_table_generation();
     k->tune = r->tune;
     /* a decision tuned since changes the answer (one bump per signature decided) */

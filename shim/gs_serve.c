@@ -10,6 +10,7 @@
 #include "gs_dispatch.h"
 #include "gs_lt.h"
 #include "gs_log.h"
+#include "gs_plugin.h"
 #include "gs_state.h"
 #include "gs_timing.h"
 #include "gs_tune.h"
@@ -152,8 +153,15 @@ static int launch_plan(void *ctx)
     return r->plan->family->run(r->plan, r->p, r->d);
 }
 
+/* A plugin calling cuBLAS from inside a call (or while loading): refused,
+ * neither routed nor forwarded, with nothing logged but the guard's one
+ * line (include/gemmshim_plugin.h). */
+static const gs_served_t refused_reentry = {1, CUBLAS_STATUS_NOT_SUPPORTED, -1, NULL, NULL};
+
 gs_served_t gs_serve(const gs_call_t *c)
 {
+    if (gs_plugin_reentered())
+        return refused_reentry;
     const gs_config_t *cfg = gs_cfg();
     gs_problem_t p;
     gs_handle_state_t hs = {0, 0, 0};
@@ -287,6 +295,8 @@ void gs_forwarded(const gs_served_t *s)
 
 gs_served_t gs_serve_lt(const gs_lt_args_t *a)
 {
+    if (gs_plugin_reentered())
+        return refused_reentry;
     gs_call_t call;
     gs_lt_describe(a, &call);
     return gs_serve(&call);

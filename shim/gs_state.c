@@ -4,6 +4,7 @@
 #include "gs_registry.h"
 #include "gs_log.h"
 #include "gs_lt_algos.h"
+#include "gs_plugin.h"
 #include "gs_timing.h"
 
 #include <pthread.h>
@@ -35,6 +36,8 @@ static void init(void)
     /* families added at start-up, before the allow-list is parsed */
     if (gs_registry_add(&gs_family_cublaslt, msg, sizeof msg))
         fprintf(stderr, "gemmshim: cuBLASLt algorithms not registered: %s\n", msg);
+    /* then plugins: their names are in the registry GEMMSHIM_KERNELS is read against */
+    gs_plugins_load(env("GEMMSHIM_PLUGINS"));
     gs_config_parse(&config, env);
     gs_hooks_init(&config);
     gs_knobs_apply(config.knob_values); /* before any family's first call */
@@ -50,6 +53,7 @@ static void init(void)
     cur_policy = config.routing.policy;
     cur_allowed = config.routing.allowed;
     gs_log_open(&config);
+    gs_plugins_report(); /* first: a plugin left out explains a GEMMSHIM_KERNELS error */
     if (config.error)
         gs_msg("%s; the shim passes every call to cuBLAS", config.error_msg);
     if (config.log_enabled)

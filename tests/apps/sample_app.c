@@ -3,7 +3,9 @@
  * itself running under the shim, also runs each one on the real cuBLAS
  * (looked up past the shim) and prints how far apart the two results are.
  * Exit status: 0 when every call returned the expected status and every
- * result is within tolerance of cuBLAS's. */
+ * result is within tolerance of cuBLAS's.
+ *   sample_app [rounds]   each GEMM issued `rounds` times (default 1; the
+ *                         ab mode needs a few calls per signature) */
 #include "../gpu/gpu_util.h"
 
 typedef cublasStatus_t (*gemmex_sb_fn)(cublasHandle_t, cublasOperation_t, cublasOperation_t,
@@ -54,8 +56,9 @@ static cublasStatus_t run(gemmex_fn ex, gemmex_sb_fn sb, cublasHandle_t h, const
               &beta, C, j->c, j->m, sc, j->batch, j->compute, CUBLAS_GEMM_DEFAULT);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    const int rounds = argc > 1 && atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
     gpu_require_or_skip("sample_app");
     gu_seed(gu_seed_from_env());
     int shim = gu_shim_present();
@@ -84,7 +87,9 @@ int main(void)
         CUDA_OK(cudaMemcpy(A, hA, na * gu_esize(j->ab), cudaMemcpyHostToDevice));
         CUDA_OK(cudaMemcpy(B, hB, nb * gu_esize(j->ab), cudaMemcpyHostToDevice));
         CUDA_OK(cudaMemset(C, 0xff, nc * gu_esize(j->c))); /* NaN: beta == 0 must not read it */
-        cublasStatus_t st = run(ours, ours_sb, h, j, A, B, C, sa, sb, sc);
+        cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+        for (int r = 0; r < rounds && st == CUBLAS_STATUS_SUCCESS; ++r) /* beta = 0: the same C */
+            st = run(ours, ours_sb, h, j, A, B, C, sa, sb, sc);
         CUDA_OK(cudaDeviceSynchronize());
         CUDA_OK(cudaMemcpy(h1, C, nc * gu_esize(j->c), cudaMemcpyDeviceToHost));
         double diff = 0.0;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load|plugin BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -390,10 +390,46 @@ PY
     ! grep -q 'fallback: ' "$logdir"/fork-*.log || { echo "FAIL: some calls fell back to cuBLAS after fork:"; grep 'fallback: ' "$logdir"/fork-*.log; exit 1; }
     echo "load: fork: one log file for the parent and each of 3 children ($(echo $pids)), each with routed calls"
     ;;
+  plugin)
+    # the example plugin (examples/plugin_sgemm) loaded into sample_app with
+    # GEMMSHIM_PLUGINS: its fp32 calls routed to it (each configuration in
+    # turn), verified against cuBLAS with 0 mismatches, then A/B-timed
+    plug=$bin/libgemmshim_example_sgemm.so
+    [ -f "$plug" ] || { echo "SKIP: $plug not built (configure with GEMMSHIM_BUILD_EXAMPLES=ON)"; exit 77; }
+    for k in example_sgemm_16x16 example_sgemm_32x32; do
+      rm -f "$log"
+      out=$(GEMMSHIM_PLUGINS=$plug GEMMSHIM_KERNELS=$k GEMMSHIM_MODE=verify GEMMSHIM_POLICY=eligible \
+            GEMMSHIM_VERIFY_FAIL=exit run "$bin/sample_app" 2>&1); rc=$?
+      [ $rc -ne 77 ] || { echo "$out"; exit 77; } # no GPU: the program said so
+      echo "$out" | grep -E 'verify:|sample_app:|FAIL'
+      [ $rc -eq 0 ] || { echo "FAIL: sample_app with the plugin ($k) under verify: rc=$rc"; cat "$log"; exit 1; }
+      grep -q "plugin 'example_sgemm' 1.0.0" "$log" || { echo "FAIL: the plugin was not loaded:"; cat "$log"; exit 1; }
+      served $k
+      no_fallback
+      echo "$out" | grep -Eq 'verify: [1-9][0-9]* routed calls compared with cuBLAS, 0 mismatches' ||
+        { echo "FAIL: no verified calls, or mismatches ($k)"; exit 1; }
+      echo "plugin: $k served $(grep -c -- "-> $k" "$log") signatures of sample_app, verified"
+    done
+    rm -f "$log"
+    rep=$logdir/plugin-ab
+    rm -f "$rep.csv" "$rep.json"
+    out=$(GEMMSHIM_PLUGINS=$plug GEMMSHIM_KERNELS=example_sgemm GEMMSHIM_MODE=ab GEMMSHIM_POLICY=eligible \
+          GEMMSHIM_REPORT=$rep run "$bin/sample_app" 5 2>&1); rc=$?
+    [ $rc -eq 0 ] || { echo "$out" | tail -20; echo "FAIL: sample_app with the plugin under ab: rc=$rc"; exit 1; }
+    python3 - "$rep.csv" <<'PY' || { cat "$rep.csv"; echo "FAIL: the plugin's ab report"; exit 1; }
+import csv, math, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["route"].startswith("example_sgemm")]
+for r in rows:
+    print(f"plugin ab: {r['signature']}: ours {r['ours_us']} us, cuBLAS {r['cublas_us']} us, {r['speedup']}x, max_err {r['max_err']}, {r['route']}")
+assert len(rows) >= 4, "fewer than 4 signatures served by the plugin"
+assert all(not math.isnan(float(r[c])) for r in rows for c in ("ours_us", "cublas_us", "speedup", "max_err"))
+assert all(float(r["max_err"]) < 1e-5 for r in rows)
+PY
+    ;;
   sample)
     run "$bin/sample_app"; rc=$?
     cat "$log"
     exit $rc
     ;;
-  *) echo "usage: $0 sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
+  *) echo "usage: $0 sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load|plugin BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
 esac

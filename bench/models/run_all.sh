@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Run every model workload, OFF vs ON in each process, and summarize.
+#
+#   LD_PRELOAD=path/libgemmshim.so GEMMSHIM_TUNE=cache GEMMSHIM_TUNE_CACHE=f \
+#       bash bench/models/run_all.sh [--rounds N] [--quick] [--out res.jsonl] [--profile-gemm-share]
+#
+# The shim's environment (tuning mode, cache, table, policy) is the caller's;
+# this script only runs the workloads. --out is truncated first, so the table
+# below covers this run alone. Exit status: 1 if any workload script failed.
+set -u
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+rounds=10
+out=models.jsonl
+pass=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --rounds) rounds=$2; shift 2 ;;
+        --rounds=*) rounds=${1#*=}; shift ;;
+        --out) out=$2; shift 2 ;;
+        --out=*) out=${1#*=}; shift ;;
+        --quick|--profile-gemm-share) pass+=("$1"); shift ;;
+        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+        *) echo "run_all.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+
+: >"$out"
+failed=()
+for w in llama_prefill llama_decode gpt2_train vit_infer bert_infer; do
+    echo "== $w"
+    if ! python3 "$here/$w.py" --rounds "$rounds" --out "$out" "${pass[@]+"${pass[@]}"}"; then
+        echo "== $w FAILED" >&2
+        failed+=("$w")
+    fi
+done
+
+python3 - "$out" <<'PY'
+import json, math, re, sys
+
+recs = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+def fmt(x, spec):  # format(x, spec), or "n/a" padded to the same width
+    if x is not None:
+        return format(x, spec)
+    return "n/a".rjust(int(re.match(r"\d*", spec).group() or 0))
+
+print()
+print(f"{'workload':<20} {'off ms':>10} {'on ms':>10} {'ratio':>7} {'lo95':>7}")
+for r in recs:
+    print(f"{r['workload']:<20} {fmt(r['off_ms'], '10.3f')} {fmt(r['on_ms'], '10.3f')} "
+          f"{fmt(r['ratio_median'], '7.3f')} {fmt(r['ratio_lo95'], '7.3f')}")
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+# one value per kind (llama_decode: its batches; vit: fp32 and tf32), then
+# the geometric mean over kinds, so no kind weighs more for having more lines
+kinds = {}
+for r in recs:
+    if r["ratio_median"] is not None:
+        kinds.setdefault(r["kind"], []).append(r["ratio_median"])
+if kinds:
+    for k, xs in kinds.items():
+        print(f"  kind {k:<16} {geomean(xs):.3f}  ({len(xs)} line{'s' if len(xs) > 1 else ''})")
+    print(f"geomean of median ratios over {len(kinds)} kinds: "
+          f"{geomean([geomean(xs) for xs in kinds.values()]):.3f}  (>1: shim faster)")
+else:
+    print("geomean: n/a (shim not loaded, or no results)")
+PY
+
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "failed: ${failed[*]}" >&2
+    exit 1
+fi
