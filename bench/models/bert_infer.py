@@ -22,7 +22,7 @@ def workloads(args):
             model(input_ids=ids)
 
     yield gs_bench.Workload(
-        "bert_infer", "bert_infer", forward, iters=5, warmup=2,
+        "bert_infer", "bert_infer", forward, iters=10, warmup=2,
         info={"model": "BERT-large shapes, %d layers" % LAYERS, "dtype": "fp16",
               "batch": BATCH, "seq": SEQ, "attn": gs_bench.attn_impl(model)})
 

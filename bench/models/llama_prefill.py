@@ -24,7 +24,7 @@ def workloads(args):
             model(input_ids=ids, use_cache=False)
 
     yield gs_bench.Workload(
-        "llama_prefill", "llama_prefill", forward, iters=5, warmup=2,
+        "llama_prefill", "llama_prefill", forward, iters=10, warmup=2,
         info={"model": "Llama-3-8B shapes, %d layers" % LAYERS, "dtype": "bf16",
               "batch": BATCH, "seq": SEQ, "attn": gs_bench.attn_impl(model)})
 
