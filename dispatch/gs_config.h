@@ -49,7 +49,7 @@ typedef struct gs_routing {
 /* GEMMSHIM_TUNE_* settings (docs/TUNING.md). */
 typedef struct gs_tune_config {
     char cache_path[GS_PATH_MAX];  /* GEMMSHIM_TUNE_CACHE, "" if unset */
-    int pairs;                     /* GEMMSHIM_TUNE_PAIRS: pairs per candidate (2..64, 8) */
+    int pairs;                     /* GEMMSHIM_TUNE_PAIRS: timed pairs per candidate (4..64, 10) */
     int lt_algos;                  /* GEMMSHIM_TUNE_LT_ALGOS: cuBLASLt heuristic results (0..8, 8) */
     double budget_ms;              /* GEMMSHIM_TUNE_BUDGET_MS: tuning GPU time per process */
     size_t scratch_cap;            /* GEMMSHIM_TUNE_SCRATCH_MB: scratch per signature, bytes */

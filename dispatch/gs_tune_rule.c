@@ -6,7 +6,7 @@
 
 gs_tune_limits_t gs_tune_default_limits(void)
 {
-    gs_tune_limits_t l = {8, 1.01, 0.85, 3, 400, 2000.0};
+    gs_tune_limits_t l = {10, 1.01, 0.85, 3, 400, 2000.0};
     return l;
 }
 
@@ -70,22 +70,40 @@ static double t975(int df)
 
 int gs_tune_bounds(const gs_tune_cand_t *c, double *mean, double *lo)
 {
-    if (c->n < 2)
+    double first[GS_TUNE_PAIRS_MAX], second[GS_TUNE_PAIRS_MAX], x[GS_TUNE_PAIRS_MAX];
+    int n1 = 0, n2 = 0;
+    for (int i = 0; i < c->n; ++i) {
+        if (c->cand_first[i])
+            first[n1++] = c->log_ratio[i];
+        else
+            second[n2++] = c->log_ratio[i];
+    }
+    const int n = n1 < n2 ? n1 : n2;
+    if (n < 2)
         return 0;
     double sum = 0.0, sq = 0.0;
-    for (int i = 0; i < c->n; ++i)
-        sum += c->log_ratio[i];
-    const double m = sum / c->n;
-    for (int i = 0; i < c->n; ++i)
-        sq += (c->log_ratio[i] - m) * (c->log_ratio[i] - m);
-    const double sd = sqrt(sq / (c->n - 1));
+    for (int i = 0; i < n; ++i) {
+        x[i] = 0.5 * (first[i] + second[i]);
+        sum += x[i];
+    }
+    const double m = sum / n;
+    for (int i = 0; i < n; ++i)
+        sq += (x[i] - m) * (x[i] - m);
+    const double sd = sqrt(sq / (n - 1));
     *mean = m;
-    *lo = m - t975(c->n - 1) * sd / sqrt((double)c->n);
+    *lo = m - t975(n - 1) * sd / sqrt((double)n);
     return 1;
 }
 
+int gs_tune_order(gs_tune_sig_t *s, int cand)
+{
+    if (cand < 0 || cand >= s->n_cand)
+        return 1;
+    return s->cand[cand].timed++ % 2 == 0;
+}
+
 void gs_tune_add_pair(gs_tune_sig_t *s, int cand, double t_cublas, double t_cand,
-                      const gs_tune_limits_t *lim)
+                      int cand_first, const gs_tune_limits_t *lim)
 {
     if (cand < 0 || cand >= s->n_cand)
         return;
@@ -97,6 +115,7 @@ void gs_tune_add_pair(gs_tune_sig_t *s, int cand, double t_cublas, double t_cand
     if (!(t_cublas > 0.0) || !(t_cand > 0.0) || c->n >= GS_TUNE_PAIRS_MAX ||
         c->state != GS_CAND_LIVE)
         return;
+    c->cand_first[c->n] = (unsigned char)(cand_first != 0);
     c->log_ratio[c->n++] = log(t_cublas / t_cand);
     if (c->n == lim->prune_after) {
         double sum = 0.0;

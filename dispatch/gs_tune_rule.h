@@ -5,11 +5,15 @@
  * feed synthetic ones.
  *
  * A pair is one candidate and cuBLAS-as-called run back to back on the same
- * inputs, in alternating order; its sample is the ratio t_cublas / t_cand
- * (> 1: the candidate is faster). A candidate wins only when the lower 95%
- * bound of the mean of its log ratios, over at least min_pairs pairs,
- * exceeds log(win_ratio); of several winners the one with the highest mean
- * is taken. Otherwise the signature stays with cuBLAS as called. */
+ * inputs; its sample is the log of t_cublas / t_cand (> 0: the candidate is
+ * faster). The second of a pair finds the operands in L2 where the first
+ * brought them, so pairs alternate their order, and the statistic is taken
+ * over order-balanced samples: the mean of the k-th candidate-first and the
+ * k-th cuBLAS-first pair, in which that bias cancels. A candidate wins only
+ * when the lower 95% bound (Student's t) of the mean of those samples, over
+ * at least min_pairs pairs, exceeds log(win_ratio); of several winners the
+ * one with the highest mean is taken. Otherwise the signature stays with
+ * cuBLAS as called. */
 #ifndef GS_TUNE_RULE_H
 #define GS_TUNE_RULE_H
 
@@ -36,7 +40,9 @@ typedef struct gs_tune_cand {
     int checked;  /* its first result was compared with cuBLAS's and agreed */
     int enqueued; /* pairs enqueued, their times not all in yet */
     int n;        /* pairs whose times are in */
+    int timed;    /* timed pairs enqueued so far (their order alternates with it) */
     double log_ratio[GS_TUNE_PAIRS_MAX];
+    unsigned char cand_first[GS_TUNE_PAIRS_MAX]; /* that pair's order */
 } gs_tune_cand_t;
 
 typedef struct gs_tune_limits {
@@ -48,7 +54,7 @@ typedef struct gs_tune_limits {
     double max_gpu_ms;  /* GPU time the signature's pairs may take */
 } gs_tune_limits_t;
 
-/* The defaults: 8 pairs, 1.01, prune below 0.85 after 3, 400 calls, 2 s. */
+/* The defaults: 10 pairs, 1.01, prune below 0.85 after 3, 400 calls, 2 s. */
 gs_tune_limits_t gs_tune_default_limits(void);
 /* The same with min_pairs pairs per candidate (GEMMSHIM_TUNE_PAIRS). */
 gs_tune_limits_t gs_tune_default_limits_for(int min_pairs);
@@ -69,9 +75,14 @@ int gs_tune_add(gs_tune_sig_t *s, int family, int config);
  * still needing pairs), or -1 when none needs one now. */
 int gs_tune_next(gs_tune_sig_t *s, const gs_tune_limits_t *lim);
 
-/* A pair's times (milliseconds); a non-positive time drops the pair. */
+/* The order of the candidate's next timed pair (1: the candidate runs
+ * first), counted as enqueued. */
+int gs_tune_order(gs_tune_sig_t *s, int cand);
+
+/* A pair's times (milliseconds) and its order; a non-positive time drops
+ * the pair. */
 void gs_tune_add_pair(gs_tune_sig_t *s, int cand, double t_cublas, double t_cand,
-                      const gs_tune_limits_t *lim);
+                      int cand_first, const gs_tune_limits_t *lim);
 
 /* 1 when the signature can be decided now: every live candidate has its
  * pairs (and none in flight), or a budget is spent. */
@@ -82,8 +93,8 @@ int gs_tune_done(const gs_tune_sig_t *s, const gs_tune_limits_t *lim);
 int gs_tune_decide(const gs_tune_sig_t *s, const gs_tune_limits_t *lim, double *gain,
                    double *lo95);
 
-/* One candidate's mean log ratio and its lower 95% bound (Student's t);
- * 0 when it has fewer than 2 pairs. */
+/* One candidate's mean log ratio over its order-balanced samples and the
+ * lower 95% bound (Student's t); 0 when it has fewer than 2 such samples. */
 int gs_tune_bounds(const gs_tune_cand_t *c, double *mean, double *lo);
 
 #ifdef __cplusplus

@@ -9,6 +9,7 @@
 #include "gs_lt.h"
 #include "gs_real.h"
 #include "gs_registry.h"
+#include "gs_spin.h"
 #include "gs_state.h"
 #include "gs_tune_cache.h"
 #include "gs_tune_rule.h"
@@ -33,6 +34,8 @@ enum {
     SIGS_MAX = 4096,     /* signatures tuned per process */
     PEND_MAX = 16,       /* pairs in flight per signature */
     PAIRS_PER_CALL = 4,  /* pairs one call carries */
+    SPIN_NS = 50000,     /* the GPU waits this long ahead of each pair, while the
+                            host queues both sides (gs_spin.h) */
     CMP_SLOTS = 4096,    /* comparisons in flight, process-wide */
 };
 
@@ -40,6 +43,8 @@ typedef struct pending {
     int cand;
     cudaEvent_t ev[4];   /* start, between, end; after the comparison's copy */
     int first_is_cand;
+    int warmup;          /* a candidate's first pair: compared, not timed (it may
+                            load modules lazily, build plans, fill caches) */
     int cmp;             /* pinned comparison slot, -1 if none */
 } pending_t;
 
@@ -433,6 +438,19 @@ static void decide(tsig_t *s, const gs_problem_t *p, const gs_device_t *d, const
                 "%d candidates (%d live), %d calls, %.2f ms GPU%s%s",
                 s->shape, t.family, t.config, t.gain, t.lo95, t.pairs, s->rule.n_cand, live,
                 s->rule.calls, s->rule.gpu_ms, why ? "; " : "", why ? why : "");
+    static const char *const states[] = {"live", "mismatch", "failed", "pruned"};
+    for (int i = 0; i < s->rule.n_cand; ++i) {
+        const gs_tune_cand_t *c = &s->rule.cand[i];
+        double mean = 0.0, lo95 = 0.0;
+        const int have = gs_tune_bounds(c, &mean, &lo95);
+        char name[200];
+        gs_log_line("tune:   %-8s %s: %d pairs, %.3fx (lower bound %.3f)%s",
+                    states[c->state & 3],
+                    gs_family_config_text(gs_family_at(c->family), p, d, c->config, name,
+                                          sizeof name),
+                    c->n, have ? exp(mean) : (c->n ? exp(c->log_ratio[0]) : 0.0),
+                    have ? exp(lo95) : 0.0, c->checked ? "" : ", not compared");
+    }
 }
 
 /* Reads the pairs that completed, in order. */
@@ -473,7 +491,12 @@ static void collect(tsig_t *s, const gs_problem_t *p, const gs_device_t *d,
                 c->checked = 1;
             }
         }
-        gs_tune_add_pair(&s->rule, pd->cand, t_cub, t_cand, lim);
+        if (pd->warmup) { /* its times are dropped, its cost counted */
+            gs_tune_add_pair(&s->rule, pd->cand, 0.0, 0.0, 1, lim);
+            s->rule.gpu_ms += t_cand + t_cub;
+        } else {
+            gs_tune_add_pair(&s->rule, pd->cand, t_cub, t_cand, pd->first_is_cand, lim);
+        }
         spent_ms += t_cand + t_cub;
         pending_release(pd);
         ++done;
@@ -494,8 +517,9 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
     memset(pd, 0, sizeof *pd);
     pd->cand = ci;
     pd->cmp = -1;
-    pd->first_is_cand = (s->rule.cand[ci].n + s->rule.cand[ci].enqueued) % 2 == 0;
     const int compare = s->needs_compare[ci];
+    pd->warmup = compare && !s->rule.cand[ci].checked;
+    pd->first_is_cand = pd->warmup ? 1 : gs_tune_order(&s->rule, ci);
     for (int i = 0; i < (compare ? 4 : 3); ++i)
         if (!(pd->ev[i] = event_get())) {
             pending_release(pd);
@@ -511,7 +535,9 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
         cudaMemcpyAsync(cand_out, p->C, s->c_bytes, cudaMemcpyDeviceToDevice, st);
         cudaMemcpyAsync(ref_out, p->C, s->c_bytes, cudaMemcpyDeviceToDevice, st);
     }
-    int err = cudaEventRecord(pd->ev[0], st);
+    int err = gs_spin_launch(st, SPIN_NS);
+    if (!err)
+        err = cudaEventRecord(pd->ev[0], st);
     for (int half = 0; half < 2 && !err; ++half) {
         const int cand_now = (half == 0) == pd->first_is_cand;
         err = cand_now ? run_candidate(s, &s->rule.cand[ci], p, d, cand_out)
@@ -530,7 +556,12 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
             s->needs_compare[ci] = 0;
     }
     if (err) {
-        cudaGetLastError();
+        const cudaError_t last = cudaGetLastError();
+        char name[200];
+        gs_log_line("tune: %s: candidate %s failed to run (error %d, %s); dropped", s->shape,
+                    gs_family_config_text(gs_family_at(s->rule.cand[ci].family), p, d,
+                                          s->rule.cand[ci].config, name, sizeof name),
+                    err, cudaGetErrorName(last));
         s->rule.cand[ci].state = GS_CAND_FAILED;
         /* what was enqueued still runs; its events are never read */
         pending_release(pd);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load|plugin BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load|plugin|tune BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -390,6 +390,34 @@ PY
     ! grep -q 'fallback: ' "$logdir"/fork-*.log || { echo "FAIL: some calls fell back to cuBLAS after fork:"; grep 'fallback: ' "$logdir"/fork-*.log; exit 1; }
     echo "load: fork: one log file for the parent and each of 3 children ($(echo $pids)), each with routed calls"
     ;;
+  tune)
+    # online tuning: every sampled result within tolerance while tuning and
+    # after, inputs never written, a decision logged per signature (5 cases
+    # and the threads' one); then two processes from the warm cache: the
+    # same hashes (bitwise reproducible), graph replays equal to direct
+    # calls, no fallback
+    cache=$logdir/tune.cache
+    rm -f "$cache"
+    out=$(GEMMSHIM_TUNE=online GEMMSHIM_TUNE_CACHE=$cache run "$bin/test_tune" online 2>&1); rc=$?
+    [ $rc -ne 77 ] || { echo "$out"; exit 77; }
+    echo "$out" | grep -E '^(ok|FAIL|test_tune)'
+    grep -E 'tune: ' "$log" | grep -v 'GEMMSHIM_TUNE_BUDGET' | sed 's/^/  /'
+    [ $rc -eq 0 ] || { echo "FAIL: test_tune online: rc=$rc"; tail -30 "$log"; exit 1; }
+    no_fallback
+    decided=$(grep -c 'tune: .* -> ' "$log")
+    [ "$decided" -ge 6 ] || { echo "FAIL: $decided decisions logged, 6 expected"; exit 1; }
+    for r in 1 2; do
+      rm -f "$log"
+      out=$(GEMMSHIM_TUNE=cache GEMMSHIM_TUNE_CACHE=$cache run "$bin/test_tune" cache 2>&1); rc=$?
+      echo "$out" | grep -E '^(ok|FAIL|test_tune)'
+      [ $rc -eq 0 ] || { echo "FAIL: test_tune cache (run $r): rc=$rc"; tail -30 "$log"; exit 1; }
+      no_fallback
+      echo "$out" | grep '^hash ' > "$logdir/tune-hash-$r"
+    done
+    cmp -s "$logdir/tune-hash-1" "$logdir/tune-hash-2" ||
+      { echo "FAIL: two runs from the same cache differ:"; diff "$logdir/tune-hash-1" "$logdir/tune-hash-2"; exit 1; }
+    echo "tune: two runs from the cache are bitwise identical ($(wc -l < "$logdir/tune-hash-1") cases)"
+    ;;
   plugin)
     # the example plugin (examples/plugin_sgemm) loaded into sample_app with
     # GEMMSHIM_PLUGINS: its fp32 calls routed to it (each configuration in
@@ -431,5 +459,5 @@ PY
     cat "$log"
     exit $rc
     ;;
-  *) echo "usage: $0 sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load|plugin BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
+  *) echo "usage: $0 sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load|plugin|tune BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
 esac

@@ -25,7 +25,10 @@ static double noise(unsigned *state)
 }
 
 /* Runs the rule to its end: candidate i takes base / speed[i] ms with the
- * given relative jitter; cuBLAS takes base. Returns the winner (-1: cuBLAS). */
+ * given relative jitter; cuBLAS takes base; whichever runs first in a pair
+ * is slower by `cold` (it brings the operands into L2). Returns the winner
+ * (-1: cuBLAS). */
+static double cold = 0.0;
 static int tune_with(const double *speed, int n, double jitter, int mismatch, gs_tune_sig_t *s,
                      double *gain, double *lo)
 {
@@ -45,9 +48,11 @@ static int tune_with(const double *speed, int n, double jitter, int mismatch, gs
             else
                 s->cand[c].checked = 1;
         }
-        const double t_cub = 1.0 * (1.0 + jitter * noise(&st));
-        const double t_c = 1.0 / speed[c] * (1.0 + jitter * noise(&st));
-        gs_tune_add_pair(s, c, t_cub, t_c, &lim);
+        const int cand_first = gs_tune_order(s, c);
+        const double t_cub = 1.0 * (1.0 + jitter * noise(&st)) * (cand_first ? 1.0 : 1.0 + cold);
+        const double t_c = 1.0 / speed[c] * (1.0 + jitter * noise(&st)) *
+                           (cand_first ? 1.0 + cold : 1.0);
+        gs_tune_add_pair(s, c, t_cub, t_c, cand_first, &lim);
     }
     return gs_tune_decide(s, &lim, gain, lo);
 }
@@ -75,19 +80,28 @@ static void test_rule(void)
     tune_with(e, 2, 0.01, -1, &s, &gain, &lo);
     CHECK_EQ_INT(s.cand[0].state, GS_CAND_SLOW);
     CHECK_EQ_INT(s.cand[0].n, 3);
-    CHECK_EQ_INT(s.cand[1].n, 8);
+    CHECK_EQ_INT(s.cand[1].n, 10);
+    /* the first of a pair 15% slower (cold L2), 1% jitter: the order-balanced
+     * samples cancel it: an equal candidate does not win, a 1.06x one does */
+    cold = 0.15;
+    const double f[] = {1.00};
+    CHECK_EQ_INT(tune_with(f, 1, 0.01, -1, &s, &gain, &lo), -1);
+    const double g[] = {1.06};
+    CHECK_EQ_INT(tune_with(g, 1, 0.01, -1, &s, &gain, &lo), 0);
+    CHECK(fabs(gain - 1.06) < 0.01);
+    cold = 0.0;
     /* not done while a pair's times are on their way */
     const gs_tune_limits_t lim = gs_tune_default_limits();
     gs_tune_init(&s);
     gs_tune_add(&s, 0, 0);
-    for (int i = 0; i < 8; ++i) {
+    for (int i = 0; i < lim.min_pairs; ++i) {
         CHECK_EQ_INT(gs_tune_next(&s, &lim), 0);
         ++s.cand[0].enqueued;
     }
     CHECK_EQ_INT(gs_tune_next(&s, &lim), -1);
     CHECK(!gs_tune_done(&s, &lim));
-    for (int i = 0; i < 8; ++i)
-        gs_tune_add_pair(&s, 0, 1.0, 0.5, &lim);
+    for (int i = 0; i < lim.min_pairs; ++i)
+        gs_tune_add_pair(&s, 0, 1.0, 0.5 + 0.01 * (i % 3), gs_tune_order(&s, 0), &lim);
     CHECK(gs_tune_done(&s, &lim));
     /* unchecked (never compared) cannot win */
     CHECK_EQ_INT(gs_tune_decide(&s, &lim, &gain, &lo), -1);
@@ -103,7 +117,7 @@ static void test_rule(void)
     gs_tune_init(&s);
     gs_tune_add(&s, 0, 0);
     s.cand[0].enqueued = 1;
-    gs_tune_add_pair(&s, 0, 0.0, 1.0, &lim);
+    gs_tune_add_pair(&s, 0, 0.0, 1.0, 1, &lim);
     CHECK_EQ_INT(s.cand[0].n, 0);
     CHECK_EQ_INT(s.cand[0].enqueued, 0);
     CHECK_EQ_INT(s.cand[0].state, GS_CAND_LIVE);
