@@ -106,6 +106,7 @@ typedef struct lt_sig {
     cudaDataType_t scale, at, bt, ct;
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t a, b, c;
+    pthread_mutex_t bias_lock; /* the BIAS epilogue's pointer is set on op per call */
     int n_algos;
     int have[SLOTS];
     cublasLtMatmulAlgo_t algo[SLOTS];
@@ -143,10 +144,15 @@ static int lt_compute(const gs_class_t *c)
 }
 
 /* The calls this family takes: one GEMM or strided batches of it (no
- * pointer arrays, no epilogue), types cuBLASLt runs with fp32 scalars. */
+ * pointer arrays; cublasLtMatmul's BIAS epilogue), types cuBLASLt runs with
+ * fp32 scalars. */
 static int eligible(const gs_class_t *c)
 {
-    if (c->entry == GS_EP_GEMMEX_BATCHED || c->bias_type != GS_DT_OTHER)
+    if (c->entry == GS_EP_GEMMEX_BATCHED)
+        return 0;
+    if (c->bias_type != GS_DT_OTHER &&
+        ((int)cuda_type(c->bias_type) < 0 || c->bias_type == GS_DT_F64 ||
+         c->align_bias < gs_dtype_size(c->bias_type)))
         return 0;
     if (c->scalar_type != GS_DT_F32 || lt_compute(c) < 0)
         return 0;
@@ -217,6 +223,12 @@ static void describe(lt_sig_t *s)
     fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
     fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
     fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_POINTER_MODE, &pm, sizeof pm);
+    if (c->bias_type != GS_DT_OTHER) { /* the pointer is set per call (run) */
+        const uint32_t epi = CUBLASLT_EPILOGUE_BIAS;
+        const int32_t bt = cuda_type(c->bias_type);
+        fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi);
+        fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt);
+    }
     s->a = layout(s->at, c->trans_a ? c->k : c->m, c->trans_a ? c->m : c->k, c->lda, c->batch,
                   c->stride_a);
     s->b = layout(s->bt, c->trans_b ? c->n : c->k, c->trans_b ? c->k : c->n, c->ldb, c->batch,
@@ -243,8 +255,10 @@ static void describe(lt_sig_t *s)
     fn.pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_b, sizeof al_b);
     fn.pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c, sizeof al_c);
     fn.pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_c, sizeof al_c);
-    if (c->math_flags & CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) {
-        /* no reduction in the output type */
+    if ((c->math_flags & CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) ||
+        c->entry == GS_EP_LT_MATMUL) {
+        /* no reduction in the output type (a cublasLtMatmul caller chose its
+         * own algorithm: no reduced-precision reduction it did not ask for) */
         const uint32_t mask = CUBLASLT_REDUCTION_SCHEME_INPLACE |
                               CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
         fn.pref_set(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof mask);
@@ -291,6 +305,7 @@ static lt_sig_t *sig_of(const gs_class_t *c, const gs_device_t *d)
                 break;
             s->cls = *c;
             s->ordinal = d->ordinal;
+            pthread_mutex_init(&s->bias_lock, NULL);
             describe(s);
             sigs[i] = s;
             ++n_sigs;
@@ -344,9 +359,16 @@ static int run(const gs_plan_t *pl, const gs_problem_t *p, const gs_device_t *d)
     if (ws && (!p->workspace || p->workspace_size < GS_WS_FLAG_BYTES + ws))
         return 2; /* cudaErrorMemoryAllocation */
     void *w = ws ? (char *)p->workspace + GS_WS_FLAG_BYTES : NULL;
+    const int bias = s->cls.bias_type != GS_DT_OTHER;
+    if (bias) { /* the shared descriptor holds one call's pointer at a time */
+        pthread_mutex_lock((pthread_mutex_t *)&s->bias_lock);
+        fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p->bias, sizeof p->bias);
+    }
     const cublasStatus_t st = gs_real(GS_LIB_CUBLASLT)->cublasLtMatmul(
         h, s->op, p->alpha, p->A, s->a, p->B, s->b, p->beta, p->C, s->c, p->C, s->c,
         &s->algo[pl->config], w, ws, (cudaStream_t)p->stream);
+    if (bias)
+        pthread_mutex_unlock((pthread_mutex_t *)&s->bias_lock);
     return st == CUBLAS_STATUS_SUCCESS ? 0 : 719; /* cudaErrorLaunchFailure */
 }
 

@@ -39,12 +39,12 @@ one_error() {
         expect_eq "$status" 0 "$h"
         expect_eq "$stderr" "" "$h: stderr"
         expect_contains "$output" "usage: gemmshim run|verify|ab"
-        expect_contains "$output" "gemmshim tune (--shapes FILE | --report REPORT.csv)"
+        expect_contains "$output" "gemmshim table (--shapes FILE | --report REPORT.csv)"
         # the exit codes are documented
         expect_contains "$output" "2 usage or setup error"
         expect_contains "$output" "127 application not found"
         expect_contains "$output" "3 verify found a mismatch"
-        expect_contains "$output" "77 tune without a GPU"
+        expect_contains "$output" "77 table without a GPU"
         expect_contains "$output" "the application's own"
     done
     run --separate-stderr "$L" run --help
@@ -54,7 +54,7 @@ one_error() {
 
 @test "usage errors: a gemmshim: line and the usage on stderr, exit 2" {
     for args in "" "bogus" "run --bogus -- true" "run ./app" "run --policy eligible" \
-                "run --" "plot only-one.csv" "tune --shapes x" "tune -o t" "tune --frob"; do
+                "run --" "plot only-one.csv" "table --shapes x" "table -o t" "table --frob" "tune --frob"; do
         # shellcheck disable=SC2086
         run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$L" $args
         echo "[$args] status $status"; echo "$output"; echo "$stderr"
@@ -77,10 +77,10 @@ one_error() {
         done
     done
     for o in -o --shapes --report --kernels --rounds; do
-        run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$L" tune $o
+        run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$L" table $o
         one_error 2 "gemmshim: option $o needs a value"
     done
-    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$L" tune --shapes s.txt -o --rounds 3
+    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$L" table --shapes s.txt -o --rounds 3
     one_error 2 "gemmshim: option -o needs a value"
 }
 
@@ -159,23 +159,23 @@ one_error() {
     [ ! -e "$BATS_TEST_TMPDIR/p.png" ]
 }
 
-@test "tune: a missing --report or --shapes file is one line, exit 2, no traceback" {
-    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$L" tune \
+@test "table: a missing --report or --shapes file is one line, exit 2, no traceback" {
+    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$L" table \
         --report "$BATS_TEST_TMPDIR/none.csv" -o "$BATS_TEST_TMPDIR/t.table"
-    one_error 2 "gemmshim: tune --report: cannot read '$BATS_TEST_TMPDIR/none.csv'"
-    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$L" tune \
+    one_error 2 "gemmshim: table --report: cannot read '$BATS_TEST_TMPDIR/none.csv'"
+    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$L" table \
         --shapes "$BATS_TEST_TMPDIR/none.txt" -o "$BATS_TEST_TMPDIR/t.table"
-    one_error 2 "gemmshim: tune --shapes: cannot read '$BATS_TEST_TMPDIR/none.txt'"
+    one_error 2 "gemmshim: table --shapes: cannot read '$BATS_TEST_TMPDIR/none.txt'"
     # a report that is not one: the tool's complaint in one line
     printf 'a,b\n1,2\n' > "$BATS_TEST_TMPDIR/notab.csv"
-    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$L" tune \
+    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$L" table \
         --report "$BATS_TEST_TMPDIR/notab.csv" -o "$BATS_TEST_TMPDIR/t.table"
     one_error 2 "is not a gemmshim ab report"
     # -o in a directory that does not exist: said before any timing
     printf 'bf16 TN 4096 16 4096\n' > "$BATS_TEST_TMPDIR/ok.txt"
-    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$L" tune \
+    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$L" table \
         --shapes "$BATS_TEST_TMPDIR/ok.txt" -o "$BATS_TEST_TMPDIR/no/dir/t.table"
-    one_error 2 "gemmshim: tune -o: cannot write in $BATS_TEST_TMPDIR/no/dir"
+    one_error 2 "gemmshim: table -o: cannot write in $BATS_TEST_TMPDIR/no/dir"
     [ ! -e "$BATS_TEST_TMPDIR/t.table" ]
 }
 
@@ -202,25 +202,25 @@ EOF
     mkdir -p "$BATS_TEST_TMPDIR/work"
 }
 
-@test "tune: relative --shapes, --report and -o are the caller's (benchmark stubbed, no GPU)" {
+@test "table: relative --shapes, --report and -o are the caller's (benchmark stubbed, no GPU)" {
     make_stubs
     cd "$BATS_TEST_TMPDIR/work"
     printf 'bf16 TN 4096 16 4096\n' > shapes.txt
     run --separate-stderr env PATH="$BATS_TEST_TMPDIR/stubbin:$PATH" GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" \
-        GEMMSHIM_BENCH="$BATS_TEST_TMPDIR/stub-bench" "$L" tune --shapes shapes.txt -o t.table --kernels skinny
+        GEMMSHIM_BENCH="$BATS_TEST_TMPDIR/stub-bench" "$L" table --shapes shapes.txt -o t.table --kernels skinny
     echo "$output"; echo "$stderr"
     [ "$status" -eq 0 ]
     no_crash_text
     expect_eq "$(cat "$BATS_TEST_TMPDIR/bench-shapes")" "$BATS_TEST_TMPDIR/work/shapes.txt"
     [ -f "$BATS_TEST_TMPDIR/work/t.table" ]
     expect_contains "$(cat t.table)" "skinny - 90 bf16 TN 4096 16 4096 1.100 H100"
-    expect_contains "$stderr" "gemmshim tune: wrote $BATS_TEST_TMPDIR/work/t.table"
+    expect_contains "$stderr" "gemmshim table: wrote $BATS_TEST_TMPDIR/work/t.table"
 
     # --report: the report's shapes, the table beside the caller
     cp "$REPORT_CSV" ab.csv
     rm -f "$BATS_TEST_TMPDIR/bench-shapes"
     run --separate-stderr env PATH="$BATS_TEST_TMPDIR/stubbin:$PATH" GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" \
-        GEMMSHIM_BENCH="$BATS_TEST_TMPDIR/stub-bench" "$L" tune --report ab.csv -o from-report.table \
+        GEMMSHIM_BENCH="$BATS_TEST_TMPDIR/stub-bench" "$L" table --report ab.csv -o from-report.table \
         --kernels sgemm_simt,skinny --rounds 2
     echo "$output"; echo "$stderr"
     [ "$status" -eq 0 ]
@@ -229,16 +229,40 @@ EOF
     [ -f "$BATS_TEST_TMPDIR/work/from-report.table" ]
 }
 
-@test "tune: a benchmark's exit status is passed on (77: no GPU)" {
+@test "table: a benchmark's exit status is passed on (77: no GPU)" {
     make_stubs
     printf '#!/bin/sh\necho "bench_ab: no CUDA device" >&2\nexit 77\n' > "$BATS_TEST_TMPDIR/nogpu-bench"
     chmod +x "$BATS_TEST_TMPDIR/nogpu-bench"
     printf 'bf16 TN 4096 16 4096\n' > "$BATS_TEST_TMPDIR/work/shapes.txt"
     run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" GEMMSHIM_BENCH="$BATS_TEST_TMPDIR/nogpu-bench" \
-        "$L" tune --shapes "$BATS_TEST_TMPDIR/work/shapes.txt" -o "$BATS_TEST_TMPDIR/work/t.table" --kernels skinny
+        "$L" table --shapes "$BATS_TEST_TMPDIR/work/shapes.txt" -o "$BATS_TEST_TMPDIR/work/t.table" --kernels skinny
     echo "$output"; echo "$stderr"
     [ "$status" -eq 77 ]
     expect_contains "$stderr" "no CUDA device"
-    expect_contains "$stderr" "gemmshim: tune: the benchmark failed for skinny (exit 77)"
+    expect_contains "$stderr" "gemmshim: table: the benchmark failed for skinny (exit 77)"
     [ ! -e "$BATS_TEST_TMPDIR/work/t.table" ]
+}
+
+@test "tune --cache F -- APP: online tuning into F; run --cache F: routes from it; the old tune usage points to table" {
+    # a simulated device runs no kernels, so nothing is timed: the prior
+    # decides every call, and the cache gets this process's header
+    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" GEMMSHIM_TEST_DEVICE=sm_90:132 \
+        GEMMSHIM_LOG=stderr FAKE_CUBLAS_RECORD="$BATS_TEST_TMPDIR/rec" \
+        LD_LIBRARY_PATH="$FAKE_DIR" "$L" tune --cache "$BATS_TEST_TMPDIR/app.cache" -- "$SAMPLE"
+    echo "$stderr"
+    [ "$status" -eq 0 ]
+    expect_contains "$stderr" "tune: cache $BATS_TEST_TMPDIR/app.cache: 0 decisions"
+    expect_contains "$stderr" "-> forward (sgemm_simt measured 0.63x cuBLAS for this class)"
+    head -3 "$BATS_TEST_TMPDIR/app.cache" | grep -q '^validator gpu=.* sms=132 cc=90 '
+    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" GEMMSHIM_TEST_DEVICE=sm_90:132 \
+        GEMMSHIM_LOG=stderr FAKE_CUBLAS_RECORD="$BATS_TEST_TMPDIR/rec" \
+        LD_LIBRARY_PATH="$FAKE_DIR" "$L" run --cache "$BATS_TEST_TMPDIR/app.cache" -- "$SAMPLE"
+    [ "$status" -eq 0 ]
+    expect_contains "$stderr" "tune: cache $BATS_TEST_TMPDIR/app.cache: 0 decisions"
+    ! grep -q "tuning:" <<<"$stderr"
+    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$L" tune -- true
+    one_error 2 "gemmshim: tune needs --cache FILE (where the decisions go)"
+    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$L" tune --shapes s -o t
+    [ "$status" -eq 2 ]
+    expect_contains "$stderr" "a routing table from shapes is 'gemmshim table'"
 }

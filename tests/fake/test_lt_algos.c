@@ -85,9 +85,13 @@ int main(int argc, char **argv)
     q.entry = GS_EP_GEMMEX_BATCHED; /* pointer arrays */
     gs_problem_classify(&q);
     CHECK_EQ_INT(n_ready(&q, &d), 0);
-    q = p;
-    q.bias = (const void *)(uintptr_t)0x7f0000400000ull; /* an epilogue */
+    q = p; /* cublasLtMatmul's BIAS epilogue is taken, its own class */
+    q.entry = GS_EP_LT_MATMUL;
+    q.bias = (const void *)(uintptr_t)0x7f0000400000ull;
     q.bias_type = GS_DT_F32;
+    gs_problem_classify(&q);
+    CHECK_EQ_INT(n_ready(&q, &d), 3);
+    q.bias = (const void *)(uintptr_t)0x7f0000400002ull; /* not aligned to its type */
     gs_problem_classify(&q);
     CHECK_EQ_INT(n_ready(&q, &d), 0);
     q = p;
