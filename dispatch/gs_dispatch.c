@@ -69,7 +69,7 @@ gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_
     for (int i = 0; i < gs_candidate_count(); ++i) {
         int config;
         const gs_family_t *f = gs_candidate(i, &config);
-        if (!f->can_implement(p, d, config))
+        if (!f->can_implement(&p->cls, d, config))
             continue;
         if (!(c->allowed & (1ull << i))) {
             ++disabled;

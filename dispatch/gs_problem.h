@@ -168,6 +168,16 @@ static inline int gs_c_batches_disjoint(const gs_problem_t *p)
     return (p->stride_c - p->m) / p->ldc >= p->n - 1 && p->stride_c >= p->m;
 }
 
+/* The same of a class (can_implement reads only the class). */
+static inline int gs_class_c_batches_disjoint(const gs_class_t *c)
+{
+    if (c->batch <= 1)
+        return 1;
+    if (c->stride_c <= 0 || c->ldc < 1)
+        return 0;
+    return (c->stride_c - c->m) / c->ldc >= c->n - 1 && c->stride_c >= c->m;
+}
+
 /* The largest power of two up to 256 dividing ptr's address; 0 for NULL. */
 static inline uint32_t gs_align_of(const void *ptr)
 {

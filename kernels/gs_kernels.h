@@ -1,11 +1,14 @@
 /* C launch API of every kernel family (extern "C", callable from pure C).
  *
  * Each family exposes:
- *   *_can_implement(p, d)  1 when the kernel computes exactly this problem on
- *                          this device (dtype, transposes, alignment, strides,
- *                          sizes, compute capability), 0 otherwise. Pure host
- *                          code: it never touches the GPU, so dispatch tests
- *                          call it without one.
+ *   *_can_implement(c, d)  1 when the kernel computes exactly the problems of
+ *                          class c (p->cls: dtype, transposes, alignment,
+ *                          strides, sizes; gs_problem_classify) on this
+ *                          device (compute capability), 0 otherwise. Reads
+ *                          the class only, so a decision keyed on the class
+ *                          holds for every call of it. Pure host code: it
+ *                          never touches the GPU, so dispatch tests call it
+ *                          without one.
  *   *_run(p, d)            enqueue the whole problem (all batches) on
  *                          p->stream; 0 on success, else a cudaError_t value
  *                          and nothing was enqueued, so the caller can forward
@@ -39,7 +42,7 @@ extern "C" {
 enum { GS_WS_FLAG_BYTES = 64 * 1024 }; /* 16384 32-bit counters */
 
 /* ---- warp-tiled SIMT SGEMM (kernels/sgemm_simt.cu) ---- */
-int gs_sgemm_simt_can_implement(const gs_problem_t *p, const gs_device_t *d);
+int gs_sgemm_simt_can_implement(const gs_class_t *c, const gs_device_t *d);
 int gs_sgemm_simt_run(const gs_problem_t *p, const gs_device_t *d);
 const char *gs_sgemm_simt_name(const gs_problem_t *p); /* tile shape in it */
 size_t gs_sgemm_simt_workspace_bytes(const gs_problem_t *p, const gs_device_t *d);
@@ -51,7 +54,7 @@ typedef enum gs_pingpong_config {
     GS_PINGPONG_192x128x64 = 2,      /* pingpong, 192 (m) x 128 (n) tiles */
     GS_PINGPONG_CONFIG_COUNT
 } gs_pingpong_config_t;
-int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_t *d,
+int gs_pingpong_can_implement(const gs_class_t *c, const gs_device_t *d,
                               gs_pingpong_config_t cfg);
 int gs_pingpong_run(const gs_problem_t *p, const gs_device_t *d,
                     gs_pingpong_config_t cfg);
@@ -99,7 +102,7 @@ static inline int gs_aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0
  * output of the input type or fp32, fp32 accumulation. Bitwise
  * reproducible: split k is reduced in a fixed order, no atomics. */
 enum { GS_SKINNY_N_MAX = 64 };
-int gs_skinny_can_implement(const gs_problem_t *p, const gs_device_t *d);
+int gs_skinny_can_implement(const gs_class_t *c, const gs_device_t *d);
 int gs_skinny_run(const gs_problem_t *p, const gs_device_t *d);
 /* the kernel, n bucket and split gs_skinny_run picks on d (sm_80's choice when d is
  * NULL or absent) */

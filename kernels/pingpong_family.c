@@ -10,9 +10,9 @@ static const char *config_name(int config)
     return gs_pingpong_name((gs_pingpong_config_t)config);
 }
 
-static int can_implement(const gs_problem_t *p, const gs_device_t *d, int config)
+static int can_implement(const gs_class_t *c, const gs_device_t *d, int config)
 {
-    return gs_pingpong_can_implement(p, d, (gs_pingpong_config_t)config);
+    return gs_pingpong_can_implement(c, d, (gs_pingpong_config_t)config);
 }
 
 static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *pl)

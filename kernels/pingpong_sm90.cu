@@ -1563,13 +1563,14 @@ struct SplitPlan {
     size_t ws_bytes; /* 0 without a split */
 };
 
-/* Output tiles of p on block_m x BLOCK_N tiles, every batch. */
-int64_t tiles_of(const gs_problem_t *p, int block_m)
+/* Output tiles of a call of class p on block_m x BLOCK_N tiles, every
+ * batch. The planners read the class (can_implement plans the split). */
+int64_t tiles_of(const gs_class_t *p, int block_m)
 {
     return ((p->m + block_m - 1) / block_m) * ((p->n + BLOCK_N - 1) / BLOCK_N) * p->batch;
 }
 
-SplitPlan plan_split(const gs_problem_t *p, const gs_device_t *d, int block_m)
+SplitPlan plan_split(const gs_class_t *p, const gs_device_t *d, int block_m)
 {
     SplitPlan sp = {1, 0, 0};
     const int64_t tiles = tiles_of(p, block_m);
@@ -1591,7 +1592,7 @@ SplitPlan plan_split(const gs_problem_t *p, const gs_device_t *d, int block_m)
 }
 
 /* The persistent grid of an unsplit (or stream-K) call. */
-int grid_of(const gs_problem_t *p, const gs_device_t *d, int block_m)
+int grid_of(const gs_class_t *p, const gs_device_t *d, int block_m)
 {
     const int64_t tiles = tiles_of(p, block_m);
     int64_t grid = tiles < d->sm_count ? tiles : d->sm_count;
@@ -1625,7 +1626,7 @@ struct SkPlan {
     size_t ws_bytes;
 };
 
-SkPlan plan_sk(const gs_problem_t *p, const gs_device_t *d, int block_m)
+SkPlan plan_sk(const gs_class_t *p, const gs_device_t *d, int block_m)
 {
     SkPlan sk = {0, 0, 0, 0};
     if (!pp_env().sk || block_m != 256 || p->c_type != p->a_type)
@@ -1743,7 +1744,7 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp, co
                                : nullptr;
 
     cudaLaunchConfig_t cfg = {};
-    const int grid = SK ? skp->grid : grid_of(pr, d, Cfg::BLOCK_M);
+    const int grid = SK ? skp->grid : grid_of(&pr->cls, d, Cfg::BLOCK_M);
     cfg.gridDim = dim3((unsigned)(SPLIT ? prm.total_units : grid));
     cfg.blockDim = dim3(NUM_THREADS);
     cfg.dynamicSmemBytes = SMEM;
@@ -1782,7 +1783,7 @@ bool workspace_fits(const gs_problem_t *p, size_t bytes)
 template <typename Cfg, typename TIn, typename TOut>
 int launch_layout(const gs_problem_t *p, const gs_device_t *d)
 {
-    const SplitPlan sp = plan_split(p, d, Cfg::BLOCK_M);
+    const SplitPlan sp = plan_split(&p->cls, d, Cfg::BLOCK_M);
     if constexpr (!Cfg::SPLITTABLE) {
         /* Short K never splits (plan_split wants >= 2 * SPLIT_MIN_KBLOCKS);
          * can_implement refuses split shapes for the 192-wide tile. */
@@ -1797,7 +1798,7 @@ int launch_layout(const gs_problem_t *p, const gs_device_t *d)
     if constexpr (Cfg::COOPERATIVE && std::is_same<TIn, TOut>::value) {
         /* Stream-K where plan_sk plans it; the workspace contract as for a
          * split (gs_kernels.h): without it, refused, nothing enqueued. */
-        const SkPlan sk = plan_sk(p, d, Cfg::BLOCK_M);
+        const SkPlan sk = plan_sk(&p->cls, d, Cfg::BLOCK_M);
         if (sk.iters > 0) {
             if (!workspace_fits(p, sk.ws_bytes))
                 return (int)cudaErrorInvalidValue;
@@ -1857,15 +1858,15 @@ extern "C" void gs_pingpong_set_knobs(int group, int defer, int max_ctas, int sk
     pp_knob_values = pp_knobs{group, defer, max_ctas, sk};
 }
 
-extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_t *d,
+extern "C" int gs_pingpong_can_implement(const gs_class_t *p, const gs_device_t *d,
                                          gs_pingpong_config_t cfg)
 {
     if (!p || !d || cfg < 0 || cfg >= GS_PINGPONG_CONFIG_COUNT)
         return 0;
-    if (p->bias) { /* cublasLt BIAS epilogue: one element per row of C */
-        const size_t bes = gs_dtype_size(p->bias_type);
+    if (p->align_bias) { /* cublasLt BIAS epilogue: one element per row of C */
+        const size_t bes = gs_dtype_size((gs_dtype_t)p->bias_type);
         if ((p->bias_type != GS_DT_F32 && p->bias_type != GS_DT_F16 && p->bias_type != GS_DT_BF16)
-            || ((uintptr_t)p->bias % bes) != 0)
+            || p->align_bias < bes)
             return 0;
     }
     if (!d->present || d->cc_major != 9 || d->cc_minor != 0 || d->sm_count < 1)
@@ -1876,9 +1877,9 @@ extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_
         return 0;
     if (p->c_type != p->a_type && p->c_type != GS_DT_F32)
         return 0;
-    if (!gs_compute_is_f32_accum(p->compute))
+    if (!gs_compute_is_f32_accum((gs_compute_t)p->compute))
         return 0;
-    if (p->scalar_type != GS_DT_F32 || !p->alpha || !p->beta)
+    if (p->scalar_type != GS_DT_F32 || !p->align_alpha || !p->align_beta)
         return 0;
     if (p->trans_a != GS_OP_N && p->trans_a != GS_OP_T)
         return 0;
@@ -1893,9 +1894,10 @@ extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_
     const int64_t tiles = ((p->m + bm - 1) / bm) * ((p->n + BLOCK_N - 1) / BLOCK_N);
     if (tiles >= lim || tiles * p->batch >= lim)
         return 0;
-    if (!p->A || !p->B || !p->C || !gs_aligned16(p->A) || !gs_aligned16(p->B) || !gs_aligned16(p->C))
+    /* non-NULL and 16-byte aligned: TMA's base addresses */
+    if (p->align_a < 16 || p->align_b < 16 || p->align_c < 16)
         return 0;
-    const size_t ies = gs_dtype_size(p->a_type), oes = gs_dtype_size(p->c_type);
+    const size_t ies = gs_dtype_size((gs_dtype_t)p->a_type), oes = gs_dtype_size((gs_dtype_t)p->c_type);
     if (!ld_ok(p->lda, p->trans_a == GS_OP_N ? p->m : p->k, ies))
         return 0;
     if (!ld_ok(p->ldb, p->trans_b == GS_OP_N ? p->k : p->n, ies))
@@ -1906,7 +1908,7 @@ extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_
         if (!bstride_ok(p->stride_a, ies) || !bstride_ok(p->stride_b, ies)
             || !bstride_ok(p->stride_c, oes))
             return 0;
-        if (!gs_c_batches_disjoint(p))
+        if (!gs_class_c_batches_disjoint(p))
             return 0;
     }
     if (d->smem_optin < (size_t)smem_of(cfg))
@@ -1914,10 +1916,11 @@ extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_
     if (cfg == GS_PINGPONG_192x128x64) {
         /* No split-K instantiation, and only the plain epilogue
          * (Cfg192x128::PLAIN_EPILOGUE): alpha * acc into a C it never
-         * reads, stored whole by TMA. */
+         * reads (beta an fp32 zero in host memory), stored whole by TMA. */
         if (plan_split(p, d, block_m_of(cfg)).splits > 1)
             return 0;
-        if (!gs_host_beta_zero(p) || p->bias)
+        if (p->beta_kind != GS_BETA_ZERO || p->scalar_type != GS_DT_F32 || p->scalars_on_device
+            || p->align_bias)
             return 0;
         if (((uint64_t)p->m * oes) % 16 != 0)
             return 0;
@@ -1928,7 +1931,7 @@ extern "C" int gs_pingpong_can_implement(const gs_problem_t *p, const gs_device_
 extern "C" int gs_pingpong_run(const gs_problem_t *p, const gs_device_t *d,
                                gs_pingpong_config_t cfg)
 {
-    if (!gs_pingpong_can_implement(p, d, cfg))
+    if (!p || !gs_pingpong_can_implement(&p->cls, d, cfg))
         return (int)cudaErrorInvalidValue;
     if (cfg == GS_PINGPONG_COOP_256x128x64)
         return launch_types<Cfg256x128>(p, d);
@@ -1956,11 +1959,11 @@ extern "C" const char *gs_pingpong_kernel_name(const gs_problem_t *p, const gs_d
 {
     static __thread char name[64];
     const char *base = gs_pingpong_name(cfg);
-    if (!p || !d || !gs_pingpong_can_implement(p, d, cfg))
+    if (!p || !d || !gs_pingpong_can_implement(&p->cls, d, cfg))
         return base;
-    SplitPlan sp = plan_split(p, d, block_m_of(cfg));
+    SplitPlan sp = plan_split(&p->cls, d, block_m_of(cfg));
     if (sp.splits <= 1) {
-        if (plan_sk(p, d, block_m_of(cfg)).iters == 0)
+        if (plan_sk(&p->cls, d, block_m_of(cfg)).iters == 0)
             return base;
         snprintf(name, sizeof name, "%s_streamk", base);
         return name;
@@ -1981,10 +1984,18 @@ extern "C" double gs_pingpong_wave_efficiency(const gs_problem_t *p, const gs_de
                                               gs_pingpong_config_t cfg)
 {
     const int bm = block_m_of(cfg);
-    if (!p || !d || d->sm_count < 1 || p->m < 1 || p->n < 1 || p->batch < 1
-        || plan_split(p, d, bm).splits > 1)
+    if (!p || !d || d->sm_count < 1 || p->m < 1 || p->n < 1 || p->batch < 1)
         return 1.0;
-    const double tiles = (double)tiles_of(p, bm);
+    /* The shape only: the routing table asks this of its measured shapes
+     * too, problems it makes from the call's with other sizes and no class. */
+    gs_class_t shape = {};
+    shape.m = p->m;
+    shape.n = p->n;
+    shape.k = p->k;
+    shape.batch = p->batch;
+    if (plan_split(&shape, d, bm).splits > 1)
+        return 1.0;
+    const double tiles = (double)tiles_of(&shape, bm);
     const double waves = ceil(tiles / d->sm_count);
     return tiles / (waves * d->sm_count);
 }
@@ -1997,10 +2008,10 @@ extern "C" double gs_pingpong_wave_efficiency(const gs_problem_t *p, const gs_de
 extern "C" size_t gs_pingpong_workspace_bytes(const gs_problem_t *p, const gs_device_t *d,
                                               gs_pingpong_config_t cfg)
 {
-    if (!gs_pingpong_can_implement(p, d, cfg))
+    if (!p || !gs_pingpong_can_implement(&p->cls, d, cfg))
         return 0;
-    const SplitPlan sp = plan_split(p, d, block_m_of(cfg));
+    const SplitPlan sp = plan_split(&p->cls, d, block_m_of(cfg));
     if (sp.splits > 1)
         return sp.ws_bytes;
-    return plan_sk(p, d, block_m_of(cfg)).ws_bytes;
+    return plan_sk(&p->cls, d, block_m_of(cfg)).ws_bytes;
 }

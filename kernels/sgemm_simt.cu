@@ -1207,12 +1207,12 @@ int device_sm_count(const gs_device_t *d)
 
 } // namespace
 
-extern "C" int gs_sgemm_simt_can_implement(const gs_problem_t *p, const gs_device_t *d)
+extern "C" int gs_sgemm_simt_can_implement(const gs_class_t *p, const gs_device_t *d)
 {
     if (!p || !d || !d->present || d->cc_major < 8)
         return 0;
     /* bias: fp32 only (the C type), added after alpha and beta */
-    if (p->bias && (p->bias_type != GS_DT_F32 || ((uintptr_t)p->bias & 3u)))
+    if (p->align_bias && (p->bias_type != GS_DT_F32 || p->align_bias < 4))
         return 0;
     if (p->a_type != GS_DT_F32 || p->b_type != GS_DT_F32 || p->c_type != GS_DT_F32 ||
         p->scalar_type != GS_DT_F32)
@@ -1237,11 +1237,12 @@ extern "C" int gs_sgemm_simt_can_implement(const gs_problem_t *p, const gs_devic
     if (!ld_ok(p->lda, p->trans_a == GS_OP_N ? p->m : p->k) ||
         !ld_ok(p->ldb, p->trans_b == GS_OP_N ? p->k : p->n) || !ld_ok(p->ldc, p->m))
         return 0;
-    if (!gs_c_batches_disjoint(p))
+    if (!gs_class_c_batches_disjoint(p))
         return 0;
-    if (!p->alpha || !p->beta || !p->C)
+    if (!p->align_alpha || !p->align_beta || !p->align_c)
         return 0;
-    if (((uintptr_t)p->A | (uintptr_t)p->B | (uintptr_t)p->C) & 3u)
+    /* 4-byte aligned (A and B may be NULL: k == 0 reads neither) */
+    if ((p->align_a && p->align_a < 4) || (p->align_b && p->align_b < 4) || p->align_c < 4)
         return 0;
     if ((size_t)sgemm_cfg_256x128x8::SMEM_BYTES > d->smem_optin ||
         (size_t)sgemm_cfg_128x256x8::SMEM_BYTES > d->smem_optin ||
@@ -1257,7 +1258,7 @@ extern "C" int gs_sgemm_simt_can_implement(const gs_problem_t *p, const gs_devic
  * the shim forwards the call to cuBLAS. */
 extern "C" int gs_sgemm_simt_run(const gs_problem_t *p, const gs_device_t *d)
 {
-    if (!gs_sgemm_simt_can_implement(p, d))
+    if (!p || !gs_sgemm_simt_can_implement(&p->cls, d))
         return (int)cudaErrorInvalidValue;
     const sgemm_plan plan = make_plan(p, device_sm_count(d));
     if (plan.ctas && (!p->workspace || p->workspace_size < plan.workspace ||
@@ -1304,7 +1305,7 @@ extern "C" const char *gs_sgemm_simt_name(const gs_problem_t *p)
  * segment. Same plan as gs_sgemm_simt_run for the same p and device. */
 extern "C" size_t gs_sgemm_simt_workspace_bytes(const gs_problem_t *p, const gs_device_t *d)
 {
-    if (!p || !gs_sgemm_simt_can_implement(p, d))
+    if (!p || !gs_sgemm_simt_can_implement(&p->cls, d))
         return 0;
     return make_plan(p, device_sm_count(d)).workspace;
 }

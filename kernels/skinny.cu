@@ -932,21 +932,21 @@ extern "C" void gs_skinny_set_knobs(int wg, int ck, int ws)
     wg_knob_values = wg_knobs{wg, ck, ws};
 }
 
-extern "C" int gs_skinny_can_implement(const gs_problem_t *p, const gs_device_t *d)
+extern "C" int gs_skinny_can_implement(const gs_class_t *p, const gs_device_t *d)
 {
     if (!p || !d || !d->present || d->cc_major < 8)
         return 0;
     /* cublasLt BIAS epilogue: one vector of m elements, added after alpha
      * and beta (store_c). */
-    if (p->bias && p->bias_type != GS_DT_F32 && p->bias_type != GS_DT_F16 &&
+    if (p->align_bias && p->bias_type != GS_DT_F32 && p->bias_type != GS_DT_F16 &&
         p->bias_type != GS_DT_BF16)
         return 0;
-    if (p->bias && (uintptr_t)p->bias % gs_dtype_size(p->bias_type) != 0)
+    if (p->align_bias && p->align_bias < gs_dtype_size((gs_dtype_t)p->bias_type))
         return 0;
-    if (!is_16bit(p->a_type) || p->b_type != p->a_type ||
+    if (!is_16bit((gs_dtype_t)p->a_type) || p->b_type != p->a_type ||
         (p->c_type != p->a_type && p->c_type != GS_DT_F32) || p->scalar_type != GS_DT_F32)
         return 0;
-    if (!gs_compute_is_f32_accum(p->compute))
+    if (!gs_compute_is_f32_accum((gs_compute_t)p->compute))
         return 0;
     if (p->trans_a != GS_OP_T || p->trans_b != GS_OP_N)
         return 0;
@@ -958,20 +958,21 @@ extern "C" int gs_skinny_can_implement(const gs_problem_t *p, const gs_device_t 
     /* A is k x m and B k x n in memory (column-major), C m x n. */
     if (p->lda < 1 || p->lda < p->k || p->ldb < 1 || p->ldb < p->k || p->ldc < p->m)
         return 0;
-    if (!gs_c_batches_disjoint(p))
+    if (!gs_class_c_batches_disjoint(p))
         return 0;
-    if (!p->alpha || !p->beta || !p->C)
+    if (!p->align_alpha || !p->align_beta || !p->align_c)
         return 0;
     /* 16-byte loads (and bulk copies) of 8 elements at every (batch, row)
-     * start. */
-    if (!gs_aligned16(p->A) || !gs_aligned16(p->B) || p->lda % 8 != 0 || p->ldb % 8 != 0)
+     * start (A and B may be NULL: k == 0 reads neither). */
+    if ((p->align_a && p->align_a < 16) || (p->align_b && p->align_b < 16) || p->lda % 8 != 0
+        || p->ldb % 8 != 0)
         return 0;
     if (p->batch > 1 && (p->stride_a % 8 != 0 || p->stride_b % 8 != 0))
         return 0;
     /* 32-bit row offsets inside a block (see the kernel). */
     if (p->lda > OFFSET_MAX / SKINNY_MAX_BLOCK_M || p->ldb > OFFSET_MAX / GS_SKINNY_N_MAX)
         return 0;
-    if ((uintptr_t)p->C % gs_dtype_size(p->c_type) != 0)
+    if (p->align_c < gs_dtype_size((gs_dtype_t)p->c_type))
         return 0;
     return 1;
 }
@@ -989,7 +990,7 @@ size_t ws_bytes_of(const gs_problem_t *p, const skinny_plan &pl)
 
 extern "C" int gs_skinny_run(const gs_problem_t *p, const gs_device_t *d)
 {
-    if (!gs_skinny_can_implement(p, d))
+    if (!p || !gs_skinny_can_implement(&p->cls, d))
         return (int)cudaErrorInvalidValue;
     skinny_plan pl = plan_of(p, d);
     /* without the workspace it needs, the cluster plan */
@@ -1029,7 +1030,7 @@ extern "C" const char *gs_skinny_name(const gs_problem_t *p, const gs_device_t *
 
 extern "C" size_t gs_skinny_workspace_bytes(const gs_problem_t *p, const gs_device_t *d)
 {
-    if (!gs_skinny_can_implement(p, d))
+    if (!p || !gs_skinny_can_implement(&p->cls, d))
         return 0;
     return ws_bytes_of(p, plan_of(p, d));
 }

@@ -10,10 +10,10 @@ static const char *config_name(int config)
     return "skinny";
 }
 
-static int can_implement(const gs_problem_t *p, const gs_device_t *d, int config)
+static int can_implement(const gs_class_t *c, const gs_device_t *d, int config)
 {
     (void)config;
-    return gs_skinny_can_implement(p, d);
+    return gs_skinny_can_implement(c, d);
 }
 
 static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *pl)
