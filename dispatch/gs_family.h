@@ -44,7 +44,7 @@ typedef struct gs_plan {
     int config;
     const char *kernel;     /* what runs, tile and split in the name (static storage) */
     size_t workspace_bytes; /* scratch run needs in p->workspace (0: none);
-                               the family's workspace contract: kernels/gs_kernels.h */
+                               the family's workspace contract: kernels/common/gs_kernels.h */
 } gs_plan_t;
 
 struct gs_family {

@@ -130,7 +130,7 @@ typedef struct gs_problem {
 
     /* Scratch device memory for this call's stream, set by the shim just
      * before *_run when the family's *_workspace_bytes asked for some (see
-     * kernels/gs_kernels.h for its contract); NULL / 0 otherwise. */
+     * kernels/common/gs_kernels.h for its contract); NULL / 0 otherwise. */
     void *workspace;
     size_t workspace_size;
 
@@ -267,7 +267,7 @@ static inline void gs_gpu_key(const char *name, char *out, size_t n)
 }
 
 /* The device a call would run on, as dispatch and can_implement see it.
- * Filled from the CUDA runtime (kernels/gs_device.cu) or, in tests, by hand. */
+ * Filled from the CUDA runtime (kernels/common/gs_device.cu) or, in tests, by hand. */
 typedef struct gs_device {
     int present;             /* 0: no usable CUDA device (dispatch forwards) */
     int ordinal;

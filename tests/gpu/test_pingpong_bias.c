@@ -1,5 +1,5 @@
 /* The pingpong kernel called directly through its C launch API
- * (kernels/gs_kernels.h; no shim, no cuBLAS), for what the cuBLAS entry
+ * (kernels/common/gs_kernels.h; no shim, no cuBLAS), for what the cuBLAS entry
  * points cannot reach:
  *   - the cublasLt BIAS epilogue: C = alpha * op(A) op(B) + beta * C + bias[i]
  *     (bias F32 / F16 / BF16, one element per row of C, shared by batches),

@@ -1,6 +1,6 @@
 /* The warp-tiled SIMT SGEMM as a kernel family (dispatch/gs_family.h):
  * one configuration; the tile and the stream-K split are chosen per call by
- * the kernel's host code (kernels/sgemm_simt.cu). */
+ * the kernel's host code (kernels/sgemm_simt/sgemm_simt.cu). */
 #include "gs_family.h"
 #include "gs_kernels.h"
 
