@@ -6,6 +6,7 @@
 #define GS_PINGPONG_EPILOGUE_CUH
 
 #include "pingpong_mainloop.cuh"
+#include "pingpong_timeline.cuh"
 
 namespace {
 
@@ -69,6 +70,7 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
          * (store_tile waited), and store_tile stores them all. */
         uint8_t *buf = BATCH ? bufs[j0 + ch] : bufs[st.sub % Cfg::EPI_BUFS];
         const uint32_t buf_s = smem_u32(buf);
+        GS_TL_EPI_BEGIN(!MASKED && !BATCH && st.sub / 4 == 2, st.sub % 4);
         if (!BATCH)
             ++st.sub;
         const int gm0 = tc.m0 + ch * CHUNK_COLS;
@@ -89,6 +91,7 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
             }
             __syncwarp();
         }
+        GS_TL_EPI(1);
         if (read_c) {
             /* C is read only here: beta == 0 never touches it (it may hold NaN). */
             if (lane == 0) {
@@ -156,14 +159,17 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
         }
         if constexpr (BATCH)
             continue;
+        GS_TL_EPI(2);
         /* Generic-proxy writes -> visible to the TMA store (async proxy). */
         fence_proxy_async_shared_cta();
         __syncwarp();
+        GS_TL_EPI(3);
         if constexpr (!direct) {
             if (lane == 0) {
                 tma_store_3d_hint(tmap_c, buf, gm0, row0, tc.b, policy);
                 tma_store_commit_group();
             }
+            GS_TL_EPI(4);
         } else {
             /* Ragged last m tile: exact, predicated stores (coalesced along m),
              * reading the staging buffer through a generic pointer: a rare

@@ -140,11 +140,14 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
             }
 
             /* ---- mainloop (pingpong: in turn with the other consumer) ---- */
+            GS_TL_TILE(0);
             if (!COOP && i > 0)
                 named_barrier_sync(BAR_MATH_TURN0 + c, 2 * WARPGROUP_THREADS);
+            GS_TL_TILE(1);
             for (int kb = u.kb0; kb < u.kb1; ++kb, ++it) {
                 const int s = ring_stage<STAGES>(it);
                 mbarrier_wait_parity(&ss.full[s], ring_phase<STAGES>(it));
+                GS_TL_TILE_IF(kb == u.kb0, 2);
                 const uint32_t p_addr = smem_u32(ss.stage[s].p);
                 const uint32_t q_addr = smem_u32(ss.stage[s].q);
                 wgmma_fence();
@@ -183,6 +186,8 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
             if constexpr (Cfg::SHORT_K)
                 tc = tile_coord<Cfg>(p, t);
             wgmma_wait_group<0>();
+            GS_TL_TILE(3);
+            GS_TL_EPI_MAINLOOP_DONE(!SPLIT && epi.sub / 4 == 2);
 #pragma unroll
             for (int h = 0; h < HPC; ++h)
 #pragma unroll
@@ -247,6 +252,7 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
                 store_tile_any<Cfg, TOut, false>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
                                                  &ss.c_full[cw], epi, alpha, beta, ~0u);
             }
+            GS_TL_TILE(4);
         }
         if constexpr (DEFER) /* the CTA's last tile */
             while (pend > 0)

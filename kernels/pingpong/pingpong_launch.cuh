@@ -120,6 +120,7 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp, co
     cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, tp, tq, tc, prm);
     if (e != cudaSuccess)
         (void)cudaGetLastError();
+    GS_TL_DUMP(cfg, prm);
     return (int)e;
 }
 
