@@ -26,7 +26,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "../kernels/gs_ptx.cuh"
+#include "../kernels/common/gs_ptx.cuh"
 
 namespace {
 

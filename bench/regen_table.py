@@ -83,7 +83,7 @@ def coop_before_s10(r):
 
 def coop_streamk_now(r):
     """The cooperative tile deals this bench shape's ragged last wave out by
-    k-blocks (stream-K, session 15): plan_sk's rule (kernels/pingpong_sm90.cu)
+    k-blocks (stream-K, session 15): plan_sk's rule (kernels/pingpong/pingpong_sm90.cu)
     on a 132-SM GPU, batch 1, 16-bit output of the input's type."""
     if not r["route"].startswith("pingpong_coop_256x128x64") or ">" in r["dtype"]:
         return False

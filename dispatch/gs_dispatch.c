@@ -71,7 +71,7 @@ static int tuned_decision(const gs_problem_t *p, const gs_device_t *d, const gs_
     const gs_family_t *f = gs_family_find(t.family);
     const int config = f ? gs_family_config_from_text(f, p, d, t.config) : -1;
     const int cand = f && config >= 0 ? gs_candidate_of(f, config) : -1;
-    if (cand < 0 || !(c->allowed & (1ull << cand)) || !f->can_implement(p, d, config))
+    if (cand < 0 || !(c->allowed & (1ull << cand)) || !f->can_implement(&p->cls, d, config))
         return 0; /* no longer available here: the prior decides */
     gs_decision_t r = {gs_route_of(f), f, config, t.gain, 1, 0, ""};
     snprintf(r.reason, sizeof r.reason, "tuned: %.3fx cuBLAS as called (lower 95%% bound %.3f)",
@@ -106,7 +106,7 @@ gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_
     for (int i = 0; i < gs_candidate_count(); ++i) {
         int config;
         const gs_family_t *f = gs_candidate(i, &config);
-        if (f->tuned_only || !f->can_implement(p, d, config))
+        if (f->tuned_only || !f->can_implement(&p->cls, d, config))
             continue;
         if (!(c->allowed & (1ull << i))) {
             ++disabled;

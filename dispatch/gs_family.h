@@ -44,7 +44,7 @@ typedef struct gs_plan {
     int config;
     const char *kernel;     /* what runs, tile and split in the name (static storage) */
     size_t workspace_bytes; /* scratch run needs in p->workspace (0: none);
-                               the family's workspace contract: kernels/gs_kernels.h */
+                               the family's workspace contract: kernels/common/gs_kernels.h */
 } gs_plan_t;
 
 struct gs_family {
@@ -53,8 +53,9 @@ struct gs_family {
     /* stable configuration names ("pingpong_128x128x64"); a family of one
      * configuration may give its own name */
     const char *(*config_name)(int config);
-    /* 1 when configuration `config` computes exactly p on d; never touches the GPU */
-    int (*can_implement)(const gs_problem_t *p, const gs_device_t *d, int config);
+    /* 1 when configuration `config` computes exactly every call of class c
+     * (p->cls) on d; reads only the class, never touches the GPU */
+    int (*can_implement)(const gs_class_t *c, const gs_device_t *d, int config);
     /* fills plan (family and config already set) for a problem can_implement took */
     void (*plan)(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *plan);
     /* enqueues the problem on p->stream: 0, or a cudaError_t with nothing

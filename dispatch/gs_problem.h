@@ -130,7 +130,7 @@ typedef struct gs_problem {
 
     /* Scratch device memory for this call's stream, set by the shim just
      * before *_run when the family's *_workspace_bytes asked for some (see
-     * kernels/gs_kernels.h for its contract); NULL / 0 otherwise. */
+     * kernels/common/gs_kernels.h for its contract); NULL / 0 otherwise. */
     void *workspace;
     size_t workspace_size;
 
@@ -166,6 +166,16 @@ static inline int gs_c_batches_disjoint(const gs_problem_t *p)
     if (p->stride_c <= 0 || p->ldc < 1)
         return 0;
     return (p->stride_c - p->m) / p->ldc >= p->n - 1 && p->stride_c >= p->m;
+}
+
+/* The same of a class (can_implement reads only the class). */
+static inline int gs_class_c_batches_disjoint(const gs_class_t *c)
+{
+    if (c->batch <= 1)
+        return 1;
+    if (c->stride_c <= 0 || c->ldc < 1)
+        return 0;
+    return (c->stride_c - c->m) / c->ldc >= c->n - 1 && c->stride_c >= c->m;
 }
 
 /* The largest power of two up to 256 dividing ptr's address; 0 for NULL. */
@@ -257,7 +267,7 @@ static inline void gs_gpu_key(const char *name, char *out, size_t n)
 }
 
 /* The device a call would run on, as dispatch and can_implement see it.
- * Filled from the CUDA runtime (kernels/gs_device.cu) or, in tests, by hand. */
+ * Filled from the CUDA runtime (kernels/common/gs_device.cu) or, in tests, by hand. */
 typedef struct gs_device {
     int present;             /* 0: no usable CUDA device (dispatch forwards) */
     int ordinal;

@@ -336,9 +336,9 @@ static const char *config_name(int config)
     return config >= 0 && config < SLOTS ? names[config] : "?";
 }
 
-static int can_implement(const gs_problem_t *p, const gs_device_t *d, int config)
+static int can_implement(const gs_class_t *c, const gs_device_t *d, int config)
 {
-    return slot_ready(sig_of(&p->cls, d), config);
+    return slot_ready(sig_of(c, d), config);
 }
 
 static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *pl)

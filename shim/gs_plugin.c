@@ -85,9 +85,10 @@ static int32_t compute_of(gs_compute_t c)
 /* p as the plugin sees it: 0, or -1 when ABI version 1 cannot describe it
  * (a type or compute it has no name for, a bias epilogue). The class's
  * fields only, pointers NULL, unless with_pointers. */
-static int view_of(const gs_problem_t *p, int with_pointers, gemmshim_plugin_problem_t *v)
+/* The view of a class (no pointers) or, with p, of a call. */
+static int view_of_class(const gs_class_t *c, const gs_problem_t *p,
+                         gemmshim_plugin_problem_t *v)
 {
-    const gs_class_t *c = &p->cls;
     memset(v, 0, sizeof *v);
     v->struct_size = sizeof *v;
     v->abi_version = GEMMSHIM_PLUGIN_ABI_VERSION;
@@ -117,7 +118,7 @@ static int view_of(const gs_problem_t *p, int with_pointers, gemmshim_plugin_pro
     v->stride_a = c->stride_a;
     v->stride_b = c->stride_b;
     v->stride_c = c->stride_c;
-    if (with_pointers) {
+    if (p) {
         v->A = p->A;
         v->B = p->B;
         v->C = p->C;
@@ -167,12 +168,17 @@ static int guarded_int(plugin_t *pl, gs_plugin_int_fn fn, const gemmshim_plugin_
     return r;
 }
 
-static int adapter_can_implement(plugin_t *pl, const gs_problem_t *p, const gs_device_t *d,
+static int view_of(const gs_problem_t *p, int with_pointers, gemmshim_plugin_problem_t *v)
+{
+    return view_of_class(&p->cls, with_pointers ? p : NULL, v);
+}
+
+static int adapter_can_implement(plugin_t *pl, const gs_class_t *c, const gs_device_t *d,
                                  int config)
 {
     gemmshim_plugin_problem_t v;
     gemmshim_plugin_device_t dv;
-    if (view_of(p, 0, &v))
+    if (view_of_class(c, NULL, &v))
         return 0;
     device_view_of(d, &dv);
     int failed;
@@ -225,7 +231,7 @@ static int adapter_run(const gs_plan_t *plan, const gs_problem_t *p, const gs_de
     {                                                                                   \
         return plugins[i].d->config_names[c];                                           \
     }                                                                                   \
-    static int can_implement_##i(const gs_problem_t *p, const gs_device_t *d, int c)   \
+    static int can_implement_##i(const gs_class_t *p, const gs_device_t *d, int c)     \
     {                                                                                   \
         return adapter_can_implement(&plugins[i], p, d, c);                            \
     }
@@ -235,7 +241,7 @@ _Static_assert(GS_PLUGINS_MAX == 8, "one SLOT per plugin");
 static const char *(*const config_name_of[GS_PLUGINS_MAX])(int) = {
     config_name_0, config_name_1, config_name_2, config_name_3,
     config_name_4, config_name_5, config_name_6, config_name_7};
-static int (*const can_implement_of[GS_PLUGINS_MAX])(const gs_problem_t *, const gs_device_t *,
+static int (*const can_implement_of[GS_PLUGINS_MAX])(const gs_class_t *, const gs_device_t *,
                                                      int) = {
     can_implement_0, can_implement_1, can_implement_2, can_implement_3,
     can_implement_4, can_implement_5, can_implement_6, can_implement_7};

@@ -9,6 +9,11 @@
    routing table (dispatch/gs_table_data.h) is data that names families and
    configurations as text, resolved through the registry when it is parsed
    (an unknown name there fails test_table), so it is not code here.
+   A family's own files are its folder, kernels/<family>/, which holds its
+   table kernels/<family>/<family>_family.c; no other file lies loose in
+   kernels/. A family's folder names no other family, and kernels/common/
+   (the pieces the families share) names none, except the families' C
+   launch API header (FAMILY_API).
 
 2. Lower layers include nothing from upper ones. Layers, bottom up:
    dispatch/ (the problem descriptor, the family interface, the registry,
@@ -29,6 +34,9 @@ import sys
 LAYERS = {"dispatch": 1, "kernels": 2, "compat": 3, "shim": 4}
 SCANNED = ("shim", "dispatch", "compat", "include")
 NOT_CODE = {"dispatch/gs_registry.c", "dispatch/gs_table_data.h"}
+COMMON = "kernels/common"
+# Declares every family's extern "C" launch API (the family tables call it).
+FAMILY_API = {"kernels/common/gs_kernels.h"}
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh", ".in")
 
 # (including file, included header): why it still goes up a layer
@@ -74,44 +82,102 @@ def sources(root, folders):
                     yield os.path.relpath(path, root), path
 
 
-def family_names(root):
-    """Families' and configurations' names: from the families' tables
-    (kernels/*_family.c) and the configurations they name."""
-    names, prefixes = set(), set()
-    for rel, path in sources(root, ["kernels"]):
+def family_tables(root):
+    """{family folder: its table's path relative to root}, and the problems
+    of tables outside kernels/<family>/<family>_family.c."""
+    tables, problems = {}, []
+    for rel, _ in sources(root, ["kernels"]):
         if not rel.endswith("_family.c"):
             continue
-        text = open(path).read()
+        parts = rel.split("/")
+        if len(parts) != 3 or parts[2] != parts[1] + "_family.c" or rel.startswith(COMMON + "/"):
+            problems.append(f"{rel}: a family's table belongs in its folder, "
+                            "kernels/<family>/<family>_family.c")
+            continue
+        tables[parts[1]] = rel
+    return tables, problems
+
+
+def family_names_by_folder(root):
+    """{family folder: (names, prefixes)}: the family's and its
+    configurations' names (its table's .name, the configuration names its
+    files return) and its API's identifier prefixes (gs_pingpong)."""
+    tables, _ = family_tables(root)
+    out = {}
+    for folder, rel in tables.items():
+        names, prefixes = set(), set()
+        text = open(os.path.join(root, rel)).read()
         for m in re.finditer(r'\.name\s*=\s*"([a-z0-9_]+)"', text):
             names.add(m.group(1))
         for m in re.finditer(r"\b(gs_[a-z0-9]+(?:_[a-z0-9]+)*?)_(?:can_implement|run|name|kernel_name|workspace_bytes)\b", text):
             prefixes.add(m.group(1))
-    for rel, path in sources(root, ["kernels"]):
-        # configuration names the kernels return ("pingpong_128x128x64")
-        for m in re.finditer(r'"((?:%s)_[a-z0-9_]+x[0-9]+)"' % "|".join(sorted(names) or ["-"]),
-                             open(path, errors="replace").read()):
-            names.add(m.group(1))
+        for _, path in sources(root, ["kernels/" + folder]):
+            # configuration names the kernels return ("pingpong_128x128x64")
+            for m in re.finditer(r'"((?:%s)_[a-z0-9_]+x[0-9]+)"' % "|".join(sorted(names) or ["-"]),
+                                 open(path, errors="replace").read()):
+                names.add(m.group(1))
+        out[folder] = (names, prefixes)
+    return out
+
+
+def family_names(root):
+    """Families' and configurations' names, and the API prefixes, of all."""
+    names, prefixes = set(), set()
+    for n, p in family_names_by_folder(root).values():
+        names |= n
+        prefixes |= p
     return names, prefixes
 
 
-def check_families(root):
-    names, prefixes = family_names(root)
-    problems = []
+def namers(names, prefixes):
+    """Regexes that find a name of these in code."""
     if not names:
-        return ["no family found in kernels/*_family.c (the check reads their .name)"]
+        return []
     ident = re.compile(r"\b(%s)\w*" % "|".join(re.escape(p) for p in sorted(prefixes))) \
         if prefixes else None
     upper = re.compile(r"\bGS_(%s)_\w*" % "|".join(re.escape(n.upper()) for n in sorted(names)))
     literal = re.compile(r'"(%s)"' % "|".join(re.escape(n) for n in sorted(names)))
-    for rel, path in sources(root, SCANNED):
-        if rel in NOT_CODE:
-            continue
+    return [rx for rx in (ident, upper, literal) if rx]
+
+
+def find_names(root, rel_paths, rxs, what):
+    problems = []
+    for rel, path in rel_paths:
         code = strip_comments(open(path, errors="replace").read())
         for lineno, line in enumerate(code.split("\n"), 1):
-            for rx in filter(None, (ident, upper, literal)):
+            for rx in rxs:
                 m = rx.search(line)
                 if m:
-                    problems.append(f"{rel}:{lineno}: names a kernel family: {m.group(0)}")
+                    problems.append(f"{rel}:{lineno}: names {what}: {m.group(0)}")
+    return problems
+
+
+def check_families(root):
+    tables, problems = family_tables(root)
+    by_folder = family_names_by_folder(root)
+    names, prefixes = family_names(root)
+    if not names:
+        return problems + ["no family found in kernels/<family>/<family>_family.c "
+                           "(the check reads their .name)"]
+    every = namers(names, prefixes)
+    problems += find_names(root, [(rel, path) for rel, path in sources(root, SCANNED)
+                                  if rel not in NOT_CODE], every, "a kernel family")
+    # kernels/: family folders and common/ only
+    for rel, _ in sources(root, ["kernels"]):
+        parts = rel.split("/")
+        if len(parts) < 3 or (parts[1] not in tables and rel.split("/", 2)[:2] != COMMON.split("/")):
+            problems.append(f"{rel}: kernels/ holds family folders (kernels/<family>/, with "
+                            "<family>_family.c) and kernels/common/ only")
+    problems += find_names(root, [(rel, path) for rel, path in sources(root, [COMMON])
+                                  if rel not in FAMILY_API], every, "a kernel family")
+    for folder in tables:
+        others_n, others_p = set(), set()
+        for other, (n, p) in by_folder.items():
+            if other != folder:
+                others_n |= n
+                others_p |= p
+        problems += find_names(root, list(sources(root, ["kernels/" + folder])),
+                               namers(others_n, others_p), "another kernel family")
     return problems
 
 

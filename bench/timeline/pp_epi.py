@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Summarise a pp_epi_patch.py dump ("TLE b c ..." lines, clock64): per
+"""Summarise an epilogue timeline dump (GEMMSHIM_KERNEL_TIMELINE=EPILOGUE build,
+README.md here; "TLE b c ..." lines, clock64): per
 consumer, median cycles from the mainloop's end to the first sub-tile, then
 per sub-tile: buffer wait, staging (stmatrix), proxy fence, TMA store issue,
 loop to the next sub-tile.

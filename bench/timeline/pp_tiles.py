@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Summarise a pp_tile_patch.py dump (stderr lines "TL b i c s0..s4" of one
+"""Summarise a timeline dump (GEMMSHIM_KERNEL_TIMELINE=ON build, README.md here;
+stderr lines "TL b i c s0..s4" of one
 call): per tile, median time waiting for the tensor-core turn, for the first
 stage, in the mainloop and in the epilogue; how far apart the CTAs' tiles
 end (are their epilogues simultaneous?); the mainloop's share of each CTA.

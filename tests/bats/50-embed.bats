@@ -129,7 +129,7 @@ $BATS_TEST_TMPDIR/r"
     [ "$(stat -c %s "$BATS_TEST_TMPDIR/ab.png")" -gt 10000 ]
 }
 
-@test "gemmshim tune: an ab report's shapes become a bench_ab shape list" {
+@test "gemmshim table: an ab report's shapes become a bench_ab shape list" {
     report="$BATS_TEST_TMPDIR/report.csv"
     cat > "$report" <<'CSV'
 signature,calls,ours_us,cublas_us,speedup,max_err,route
@@ -148,19 +148,19 @@ f16 NN 128 64 64
 f32 NT 512 512 32768"
 }
 
-@test "gemmshim tune: bad shape lists are rejected; without a GPU it says so (exit 77)" {
+@test "gemmshim table: bad shape lists are rejected; without a GPU it says so (exit 77)" {
     launcher="$SHIM_BUILD_DIR/gemmshim"
-    run "$launcher" tune --shapes x   # no -o
+    run "$launcher" table --shapes x   # no -o
     [ "$status" -eq 2 ]
     printf 'bf16 TN 4096 16\n' > "$BATS_TEST_TMPDIR/bad.txt"
-    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$launcher" tune \
+    run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" "$launcher" table \
         --shapes "$BATS_TEST_TMPDIR/bad.txt" -o "$BATS_TEST_TMPDIR/t.table" --kernels skinny
     echo "$output"; echo "$stderr"
     [ "$status" -eq 2 ]
     expect_contains "$stderr" "bad.txt:1: expected 'DTYPE LAYOUT M N K'"
     printf '# decode\nbf16 TN 4096 16 4096\nf32 NN 512 512 32768  # deep K\n' > "$BATS_TEST_TMPDIR/ok.txt"
     run --separate-stderr env GEMMSHIM_LIBRARY="$GEMMSHIM_LIB" CUDA_VISIBLE_DEVICES="" "$launcher" \
-        tune --shapes "$BATS_TEST_TMPDIR/ok.txt" -o "$BATS_TEST_TMPDIR/t.table" --kernels skinny
+        table --shapes "$BATS_TEST_TMPDIR/ok.txt" -o "$BATS_TEST_TMPDIR/t.table" --kernels skinny
     echo "$output"; echo "$stderr"
     [ "$status" -eq 77 ]
     expect_contains "$output$stderr" "no CUDA device"
@@ -173,7 +173,7 @@ f32 NT 512 512 32768"
     [ "$status" -eq 0 ]
     [ -f "$prefix/include/gemmshim.h" ]
     [ -x "$prefix/bin/gemmshim" ]
-    [ -x "$prefix/bin/gemmshim-bench" ]   # gemmshim tune's benchmark
+    [ -x "$prefix/bin/gemmshim-bench" ]   # gemmshim table's benchmark
     [ -f "$prefix/share/gemmshim/table_from_csv.py" ]
     [ -L "$prefix/lib/libgemmshim.so" ]
     run readelf -d "$prefix/lib/libgemmshim.so"

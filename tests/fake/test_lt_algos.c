@@ -17,7 +17,7 @@ static int n_ready(const gs_problem_t *p, const gs_device_t *d)
 {
     int n = 0;
     for (int c = 0; c < gs_family_cublaslt.n_configs; ++c)
-        n += gs_family_cublaslt.can_implement(p, d, c);
+        n += gs_family_cublaslt.can_implement(&p->cls, d, c);
     return n;
 }
 
@@ -41,8 +41,8 @@ int main(int argc, char **argv)
     /* the fake lists three algorithms: configurations 0..2, not 3..7, and
      * the cache slot is empty */
     CHECK_EQ_INT(n_ready(&p, &d), 3);
-    CHECK(f->can_implement(&p, &d, 2) && !f->can_implement(&p, &d, 3));
-    CHECK(!f->can_implement(&p, &d, f->n_configs - 1));
+    CHECK(f->can_implement(&p.cls, &d, 2) && !f->can_implement(&p.cls, &d, 3));
+    CHECK(!f->can_implement(&p.cls, &d, f->n_configs - 1));
     /* plans: the flag bytes our kernels keep zero come first */
     gs_plan_t pl = {f, 2, NULL, 0};
     f->plan(&p, &d, &pl);
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
     const int cached = f->config_from_text(
         &p, &d, "algo=42,tile=7,stages=8,splitk=1,reduction=0,swizzle=1,custom=0,inner=0,cluster=0");
     CHECK_EQ_INT(cached, f->n_configs - 1);
-    CHECK(f->can_implement(&p, &d, cached));
+    CHECK(f->can_implement(&p.cls, &d, cached));
     f->config_text(&p, &d, cached, text, sizeof text);
     CHECK_STR_EQ(text, "algo=42,tile=7,stages=8,splitk=1,reduction=0,swizzle=1,custom=0,"
                        "inner=0,cluster=0");

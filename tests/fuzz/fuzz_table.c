@@ -89,6 +89,7 @@ static void read_back(const int64_t *dims, size_t n_dims)
                         p.batch = 1;
                         p.alpha = &one;
                         p.beta = &zero;
+                        gs_problem_classify(&p);
                         int config;
                         const gs_family_t *f = gs_candidate(c, &config);
                         const double r = gs_table_ratio(f, config, &p, &devs[dv]);

@@ -1,5 +1,5 @@
 /* The pingpong kernel called directly through its C launch API
- * (kernels/gs_kernels.h; no shim, no cuBLAS), for what the cuBLAS entry
+ * (kernels/common/gs_kernels.h; no shim, no cuBLAS), for what the cuBLAS entry
  * points cannot reach:
  *   - the cublasLt BIAS epilogue: C = alpha * op(A) op(B) + beta * C + bias[i]
  *     (bias F32 / F16 / BF16, one element per row of C, shared by batches),
@@ -233,13 +233,14 @@ int main(void)
             p.stream = stream;
             p.bias = bias;
             p.bias_type = tc->bias;
+            gs_problem_classify(&p);
             gs_pingpong_config_t pc = (gs_pingpong_config_t)cfg;
             int ok = 1;
             char why[256] = "";
             const int plain = tc->bias == GS_DT_OTHER && tc->beta == 0.f && (m * (int64_t)oes) % 16 == 0;
             if (pc == GS_PINGPONG_192x128x64 && !plain) {
                 /* beyond its plain epilogue: must refuse, so dispatch picks another */
-                if (gs_pingpong_can_implement(&p, &d, pc)) {
+                if (gs_pingpong_can_implement(&p.cls, &d, pc)) {
                     printf("FAIL case %zu %s: can_implement took a bias / beta != 0 / ragged m\n",
                            ci, gs_pingpong_name(pc));
                     ++failed;
@@ -248,13 +249,14 @@ int main(void)
                 }
                 continue;
             }
-            if (!gs_pingpong_can_implement(&p, &d, pc)) {
+            if (!gs_pingpong_can_implement(&p.cls, &d, pc)) {
                 if (pc == GS_PINGPONG_192x128x64 && tc->split) {
                     /* no split-K instantiation: refused for the split, so the
                      * same call with a short K (no split) must be taken */
                     gs_problem_t s = p;
                     s.k = 64;
-                    if (!gs_pingpong_can_implement(&s, &d, pc)) {
+                    gs_problem_classify(&s);
+                    if (!gs_pingpong_can_implement(&s.cls, &d, pc)) {
                         printf("FAIL case %zu %s: refused even without a split\n", ci,
                                gs_pingpong_name(pc));
                         ++failed;

@@ -83,6 +83,7 @@ static gs_problem_t make_problem(int ta, int tb, int64_t m, int64_t n, int64_t k
     p.stream = stream;
     p.bias = bias;
     p.bias_type = GS_DT_F32;
+    gs_problem_classify(&p);
     return p;
 }
 
@@ -151,7 +152,7 @@ static int run_case(const case_t *cs, int verbose)
     int ok = 1;
     const size_t need = gs_sgemm_simt_workspace_bytes(&p, &dev);
     const int split = need > 0;
-    if (!gs_sgemm_simt_can_implement(&p, &dev)) {
+    if (!gs_sgemm_simt_can_implement(&p.cls, &dev)) {
         why = "can_implement = 0";
         ok = 0;
     }
@@ -403,6 +404,7 @@ static void bench(const char *csv_path)
             p.A = bufA[i];                                                                     \
             p.B = bufB[i];                                                                     \
             p.C = bufC[i];                                                                     \
+            gs_problem_classify(&p);                                                           \
             if (gs_sgemm_simt_run(&p, &dev)) {                                                 \
                 fprintf(stderr, "gs_sgemm_simt_run failed\n");                                 \
                 exit(1);                                                                       \

@@ -160,7 +160,8 @@ static void run_case(const bias_case_t *c, const gs_device_t *d, float *d_scalar
     p.bias = bias;
     p.bias_type = c->bias == GS_DT_OTHER ? GS_DT_F32 : c->bias;
 
-    check(gs_skinny_can_implement(&p, d), c, "can_implement", 0);
+    gs_problem_classify(&p);
+    check(gs_skinny_can_implement(&p.cls, d), c, "can_implement", 0);
     /* A workspace split (GEMMSHIM_DEV_SKINNY_WS) gets its workspace, zeroed as
      * the shim's is, and must leave its counters zero. */
     const size_t ws = gs_skinny_workspace_bytes(&p, d);
@@ -177,6 +178,7 @@ static void run_case(const bias_case_t *c, const gs_device_t *d, float *d_scalar
             if (!bias)
                 break;
             p.bias = NULL;
+            gs_problem_classify(&p);
         }
         CUDA_OK(cudaMemcpy(C, hC, nc * eo, cudaMemcpyHostToDevice));
         int rc = gs_skinny_run(&p, d);

@@ -74,6 +74,22 @@ static inline gs_problem_t fp32_nn(int64_t m, int64_t n, int64_t k)
     p.batch = 1;
     p.alpha = &one;
     p.beta = &zero;
+    gs_problem_classify(&p);
+    return p;
+}
+
+/* The class of a problem built or changed by hand, classified now (the shim
+ * classifies every problem it describes; can_implement reads the class). */
+static inline const gs_class_t *class_of(gs_problem_t *p)
+{
+    gs_problem_classify(p);
+    return &p->cls;
+}
+
+/* The same, for gs_dispatch: the problem, classified now. */
+static inline const gs_problem_t *classified(gs_problem_t *p)
+{
+    gs_problem_classify(p);
     return p;
 }
 

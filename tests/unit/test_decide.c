@@ -80,6 +80,7 @@ int main(void)
     for (int i = 0; i < 3000; ++i) {
         gs_problem_t p = random_problem();
         const gs_routing_t *r = &policies[i & 1];
+        gs_problem_classify(&p);
         gs_decision_t want = gs_dispatch(&p, &d, r);
         gs_decision_t got1 = decide(&p, &d, r), got2 = decide(&p, &d, r);
         mismatches += !same(&want, &got1) || !same(&want, &got2);

@@ -27,9 +27,11 @@ static gs_problem_t bf16_problem(void)
     return p;
 }
 
-/* Every decision carries a one-line reason. */
-static gs_decision_t decide(const gs_problem_t *p, const gs_device_t *d, const gs_config_t *c)
+/* Every decision carries a one-line reason. Problems built or changed by
+ * hand are classified just before they are decided. */
+static gs_decision_t decide(gs_problem_t *p, const gs_device_t *d, const gs_config_t *c)
 {
+    gs_problem_classify(p);
     gs_decision_t dec = gs_dispatch(p, d, &c->routing);
     CHECK(dec.reason[0] != '\0');
     CHECK(memchr(dec.reason, '\0', sizeof dec.reason) != NULL);
@@ -324,7 +326,10 @@ static void registry(void)
     skinny_p.m = 4096;
     skinny_p.n = 16;
     skinny_p.k = skinny_p.lda = skinny_p.ldb = skinny_p.ldc = 4096;
-    const gs_problem_t pingpong_p = bf16_problem(), sgemm_p = fp32_problem();
+    gs_problem_t pingpong_p = bf16_problem(), sgemm_p = fp32_problem();
+    gs_problem_classify(&skinny_p);
+    gs_problem_classify(&pingpong_p);
+    gs_problem_classify(&sgemm_p);
     for (int i = 0; i < gs_candidate_count(); ++i) {
         int cfg;
         const gs_family_t *f = gs_candidate(i, &cfg);
@@ -333,10 +338,10 @@ static void registry(void)
         const gs_problem_t *p = f == FAMILY_SKINNY     ? &skinny_p
                                 : f == FAMILY_PINGPONG ? &pingpong_p
                                                        : &sgemm_p;
-        if (!CHECK(f->can_implement(p, &h100, cfg))) /* positive control */
+        if (!CHECK(f->can_implement(&p->cls, &h100, cfg))) /* positive control */
             fprintf(stderr, "    %s refuses its control\n", gs_candidate_name(i));
-        CHECK(!f->can_implement(p, &absent, cfg));
-        CHECK(!f->can_implement(p, NULL, cfg));
+        CHECK(!f->can_implement(&p->cls, &absent, cfg));
+        CHECK(!f->can_implement(&p->cls, NULL, cfg));
         /* the plan (host code, no GPU): a kernel name */
         gs_plan_t plan = {f, cfg, NULL, 0};
         f->plan(p, &h100, &plan);
@@ -368,8 +373,8 @@ static void table_policy_follows_table(void)
                 gs_route_t route = gs_route_of(family);
                 int ncfg = bf ? GS_PINGPONG_CONFIG_COUNT : 1;
                 for (int cfg = 0; cfg < ncfg; ++cfg) {
-                    int can = bf ? gs_pingpong_can_implement(&p, &dev, (gs_pingpong_config_t)cfg)
-                                 : gs_sgemm_simt_can_implement(&p, &dev);
+                    int can = bf ? gs_pingpong_can_implement(class_of(&p), &dev, (gs_pingpong_config_t)cfg)
+                                 : gs_sgemm_simt_can_implement(class_of(&p), &dev);
                     if (!can) /* e.g. bf16 with ld 12345: TMA needs 16-byte rows */
                         continue;
                     any_eligible = 1;
@@ -497,13 +502,13 @@ static void table_per_gpu(void)
     /* the default policy follows: H200 takes the cooperative tile, H100 the
      * 128x128 one, the unknown model forwards (both below 0.98) */
     gs_config_t c = defaults();
-    gs_decision_t d = gs_dispatch(&p, &h200, &c.routing);
+    gs_decision_t d = gs_dispatch(classified(&p), &h200, &c.routing);
     CHECK_EQ_INT(d.route, ROUTE_PINGPONG);
     CHECK_EQ_INT(d.config, GS_PINGPONG_COOP_256x128x64);
-    d = gs_dispatch(&p, &h100, &c.routing);
+    d = gs_dispatch(classified(&p), &h100, &c.routing);
     CHECK_EQ_INT(d.route, ROUTE_PINGPONG);
     CHECK_EQ_INT(d.config, GS_PINGPONG_128x128x64);
-    d = gs_dispatch(&p, &other, &c.routing);
+    d = gs_dispatch(classified(&p), &other, &c.routing);
     CHECK_EQ_INT(d.route, GS_ROUTE_FORWARD);
 
     /* a model-less entry applies to every model */
@@ -632,11 +637,11 @@ static void table_scales_by_waves(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         p.n = cases[i].n;
         CHECK(fabs(gs_table_ratio(FAMILY_PINGPONG, coop, &p, &h200) - cases[i].want) < 1e-12);
-        gs_decision_t d = gs_dispatch(&p, &h200, &c.routing);
+        gs_decision_t d = gs_dispatch(classified(&p), &h200, &c.routing);
         CHECK_EQ_INT(d.route, cases[i].want >= GS_MIN_RATIO ? ROUTE_PINGPONG : GS_ROUTE_FORWARD);
     }
     p.n = 2304;
-    CHECK_CONTAINS(gs_dispatch(&p, &h200, &c.routing).reason, "measured 0.76x");
+    CHECK_CONTAINS(gs_dispatch(classified(&p), &h200, &c.routing).reason, "measured 0.76x");
     /* a split-K shape and another route read the entries as they are (304:
      * C's columns 16-byte aligned, as the measured 256's are) */
     p.m = p.n = 304;
@@ -663,35 +668,35 @@ static void pingpong_192_plain_only(void)
     p.n = 9216;
     p.k = p.lda = p.ldb = 512;
     p.ldc = 8448;
-    CHECK(gs_pingpong_can_implement(&p, &h, c192)); /* positive control */
+    CHECK(gs_pingpong_can_implement(class_of(&p), &h, c192)); /* positive control */
     gs_problem_t q = p;
     q.beta = &one;
-    CHECK(!gs_pingpong_can_implement(&q, &h, c192));
-    CHECK(gs_pingpong_can_implement(&q, &h, GS_PINGPONG_COOP_256x128x64));
+    CHECK(!gs_pingpong_can_implement(class_of(&q), &h, c192));
+    CHECK(gs_pingpong_can_implement(class_of(&q), &h, GS_PINGPONG_COOP_256x128x64));
     q = p;
     q.scalars_on_device = 1; /* beta unknown on the host */
-    CHECK(!gs_pingpong_can_implement(&q, &h, c192));
-    CHECK(gs_pingpong_can_implement(&q, &h, GS_PINGPONG_COOP_256x128x64));
+    CHECK(!gs_pingpong_can_implement(class_of(&q), &h, c192));
+    CHECK(gs_pingpong_can_implement(class_of(&q), &h, GS_PINGPONG_COOP_256x128x64));
     q = p;
     q.entry = GS_EP_LT_MATMUL;
     q.bias = (const void *)(uintptr_t)0x7f0000400000ull;
     q.bias_type = GS_DT_BF16;
-    CHECK(!gs_pingpong_can_implement(&q, &h, c192));
-    CHECK(gs_pingpong_can_implement(&q, &h, GS_PINGPONG_COOP_256x128x64));
+    CHECK(!gs_pingpong_can_implement(class_of(&q), &h, c192));
+    CHECK(gs_pingpong_can_implement(class_of(&q), &h, GS_PINGPONG_COOP_256x128x64));
     q = p;
     q.m = 8445; /* 16-bit C: m * 2 not a multiple of 16 */
     q.ldc = 8448;
-    CHECK(!gs_pingpong_can_implement(&q, &h, c192));
+    CHECK(!gs_pingpong_can_implement(class_of(&q), &h, c192));
     q.m = 8440; /* a multiple of 8: TMA clips the last tile */
-    CHECK(gs_pingpong_can_implement(&q, &h, c192));
+    CHECK(gs_pingpong_can_implement(class_of(&q), &h, c192));
     q = p;
     q.m = q.n = 256; /* few tiles, deep K: a split-K shape */
     q.k = q.lda = q.ldb = 65536;
     q.ldc = 256;
-    CHECK(!gs_pingpong_can_implement(&q, &h, c192));
-    CHECK(gs_pingpong_can_implement(&q, &h, GS_PINGPONG_128x128x64));
+    CHECK(!gs_pingpong_can_implement(class_of(&q), &h, c192));
+    CHECK(gs_pingpong_can_implement(class_of(&q), &h, GS_PINGPONG_128x128x64));
     q.k = q.lda = q.ldb = 64; /* the same tiles, short K: no split, taken */
-    CHECK(gs_pingpong_can_implement(&q, &h, c192));
+    CHECK(gs_pingpong_can_implement(class_of(&q), &h, c192));
     CHECK_EQ_INT(gs_pingpong_workspace_bytes(&p, &h, c192), 0);
     CHECK(!strcmp(gs_pingpong_kernel_name(&p, &h, c192), "pingpong_192x128x64"));
 }

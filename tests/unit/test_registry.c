@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-static int no(const gs_problem_t *p, const gs_device_t *d, int c)
+static int no(const gs_class_t *p, const gs_device_t *d, int c)
 {
     (void)p, (void)d, (void)c;
     return 0;

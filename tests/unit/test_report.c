@@ -184,6 +184,7 @@ static gs_problem_t problem(int64_t m)
     p.m = m;
     p.n = p.k = 64;
     p.batch = 1;
+    gs_problem_classify(&p);
     return p;
 }
 

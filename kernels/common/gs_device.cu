@@ -61,18 +61,3 @@ extern "C" int gs_device_query(gs_device_t *d)
     }
     return 0;
 }
-
-extern "C" void *gs_tensor_map_encoder(void)
-{
-    /* A function-local static: initialized once, thread-safe. */
-    static void *const fn = [] {
-        void *ptr = nullptr;
-        cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &ptr, 12000,
-                                             cudaEnableDefault, &q) != cudaSuccess
-            || q != cudaDriverEntryPointSuccess)
-            ptr = nullptr;
-        return ptr;
-    }();
-    return fn;
-}

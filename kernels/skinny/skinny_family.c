@@ -1,6 +1,6 @@
 /* The decode (skinny) GEMM as a kernel family (dispatch/gs_family.h): one
  * configuration; the n bucket, the ring (mma.sync or wgmma) and the k split
- * are chosen per call by the kernel's host code (kernels/skinny.cu). */
+ * are chosen per call by the kernel's host code (kernels/skinny/skinny.cu). */
 #include "gs_family.h"
 #include "gs_kernels.h"
 
@@ -10,10 +10,10 @@ static const char *config_name(int config)
     return "skinny";
 }
 
-static int can_implement(const gs_problem_t *p, const gs_device_t *d, int config)
+static int can_implement(const gs_class_t *c, const gs_device_t *d, int config)
 {
     (void)config;
-    return gs_skinny_can_implement(p, d);
+    return gs_skinny_can_implement(c, d);
 }
 
 static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *pl)
@@ -28,7 +28,7 @@ static int run(const gs_plan_t *pl, const gs_problem_t *p, const gs_device_t *d)
     return gs_skinny_run(p, d);
 }
 
-/* GEMMSHIM_DEV_SKINNY_*: kernels/skinny.cu says what each does; a forced
+/* GEMMSHIM_DEV_SKINNY_*: kernels/skinny/skinny.cu says what each does; a forced
  * split is taken only where the sweeps ran it. */
 static const int ck_values[] = {0, 1, 2, 4, 8}, ws_values[] = {0, 2, 4, 8};
 static const gs_knob_t knobs[] = {

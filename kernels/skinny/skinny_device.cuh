@@ -1,6 +1,6 @@
 /* Device code both decode ring kernels share: skinny_ring_tn (mma.sync,
- * kernels/skinny.cu, sm_80 / sm_90 passes) and skinny_ring_wg_tn (wgmma,
- * kernels/skinny_sm90.cu, sm_90a): element conversions, the C store with
+ * kernels/skinny/skinny.cu, sm_80 / sm_90 passes) and skinny_ring_wg_tn (wgmma,
+ * kernels/skinny/skinny_sm90.cu, sm_90a): element conversions, the C store with
  * alpha/beta/bias, the ring's TMA producer and the cluster's fixed-order
  * reduction. One copy, so both kernels round and reduce identically. */
 #ifndef GS_SKINNY_DEVICE_CUH

@@ -1,6 +1,6 @@
 /* The warp-tiled SIMT SGEMM as a kernel family (dispatch/gs_family.h):
  * one configuration; the tile and the stream-K split are chosen per call by
- * the kernel's host code (kernels/sgemm_simt.cu). */
+ * the kernel's host code (kernels/sgemm_simt/sgemm_simt.cu). */
 #include "gs_family.h"
 #include "gs_kernels.h"
 
@@ -10,10 +10,10 @@ static const char *config_name(int config)
     return "sgemm_simt";
 }
 
-static int can_implement(const gs_problem_t *p, const gs_device_t *d, int config)
+static int can_implement(const gs_class_t *c, const gs_device_t *d, int config)
 {
     (void)config;
-    return gs_sgemm_simt_can_implement(p, d);
+    return gs_sgemm_simt_can_implement(c, d);
 }
 
 static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *pl)

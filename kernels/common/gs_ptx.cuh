@@ -48,7 +48,7 @@ __device__ __forceinline__ void cp_async_wait_group(void)
 
 /* ---------------------------------------------------------------------------
  * Ampere+ (sm_80): warp-level tensor-core MMA and streaming loads
- * (kernels/skinny.cu)
+ * (kernels/skinny/skinny.cu)
  * ------------------------------------------------------------------------- */
 
 /* D(16x8, f32) += A(16x16, row) * B(16x8, col). Per lane (g = lane/4,
@@ -122,7 +122,7 @@ __device__ __forceinline__ void st_relaxed_gpu(int *addr, int v)
 
 /* ---------------------------------------------------------------------------
  * Hopper instructions plain sm_90 has (mbarrier, tensor-map prefetch): shared
- * by the sm_90a kernels and by kernels/skinny.cu, which builds for sm_80 and
+ * by the sm_90a kernels and by kernels/skinny/skinny.cu, which builds for sm_80 and
  * plain sm_90; hidden from sm_80 device passes.
  * ------------------------------------------------------------------------- */
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
@@ -183,7 +183,7 @@ __device__ __forceinline__ void prefetch_tensormap(const void *tmap)
 
 /* ---------------------------------------------------------------------------
  * Hopper (sm_90a): TMA, WGMMA, stmatrix, setmaxnreg
- * (kernels/pingpong_sm90.cu; guarded so SIMT files compile for sm_80)
+ * (kernels/pingpong/pingpong_sm90.cu; guarded so SIMT files compile for sm_80)
  * ------------------------------------------------------------------------- */
 
 /* Visible to the host pass (declarations for kernel bodies) and to sm_90a
@@ -453,7 +453,7 @@ GS_WGMMA_M64N192K16(wgmma_m64n192k16_f32_f16, "f16")
 #undef GS_WGMMA_M64N192K16
 
 /* D(64 x N, f32) (+)= A(64x16) * B(16xN) for the narrow N of the decode ring
- * (kernels/skinny_sm90.cu: weights as A, tokens as B), both K-major from
+ * (kernels/skinny/skinny_sm90.cu: weights as A, tokens as B), both K-major from
  * shared memory; scale_d == 0 overwrites D. ACC = N / 2 registers per thread. */
 #define GS_WGMMA_M64NK16_KMAJOR(NAME, SHAPE, TYPE, PRED, REGS, DESCS, ...)                  \
 __device__ __forceinline__ void NAME(float *d, uint64_t desc_a, uint64_t desc_b, int scale_d) \
@@ -499,7 +499,7 @@ GS_WGMMA_M64NK16_KMAJOR(wgmma_m64n64k16_f32_f16_kk, "m64n64k16", "f16", "%34",
 
 /* ---------------------------------------------------------------------------
  * ldmatrix (sm_75+) and Hopper instructions that need only plain sm_90
- * (kernels/skinny.cu builds for sm_80 and sm_90, so its sm_90 pass does not
+ * (kernels/skinny/skinny.cu builds for sm_80 and sm_90, so its sm_90 pass does not
  * see the sm_90a block above): TMA loads with L2 cache policies,
  * programmatic dependent launch.
  * ------------------------------------------------------------------------- */

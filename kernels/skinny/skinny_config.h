@@ -1,4 +1,4 @@
-/* Configurations of the skinny (decode) GEMM (kernels/skinny.cu).
+/* Configurations of the skinny (decode) GEMM (kernels/skinny/skinny.cu).
  *
  * A block owns BLOCK_M = WARPS_M * M_TILES * 16 rows of C (weight rows) and
  * all N_TILES * 8 token columns; its WARPS_M * WARPS_K warps split the rows

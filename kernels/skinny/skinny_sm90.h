@@ -1,4 +1,4 @@
-/* The sm_90a decode kernel (kernels/skinny_sm90.cu), called from skinny.cu's
+/* The sm_90a decode kernel (kernels/skinny/skinny_sm90.cu), called from skinny.cu's
  * dispatch on compute capability 9.0 devices only. */
 #ifndef GS_SKINNY_SM90_H
 #define GS_SKINNY_SM90_H

@@ -1,7 +1,7 @@
 /* The Hopper pingpong bf16/fp16 GEMM as a kernel family
  * (dispatch/gs_family.h): one configuration per tile arrangement
  * (gs_pingpong_config_t); split-K and stream-K are chosen per call by the
- * kernel's host code (kernels/pingpong_sm90.cu). */
+ * kernel's host code (kernels/pingpong/pingpong_sm90.cu). */
 #include "gs_family.h"
 #include "gs_kernels.h"
 
@@ -10,9 +10,9 @@ static const char *config_name(int config)
     return gs_pingpong_name((gs_pingpong_config_t)config);
 }
 
-static int can_implement(const gs_problem_t *p, const gs_device_t *d, int config)
+static int can_implement(const gs_class_t *c, const gs_device_t *d, int config)
 {
-    return gs_pingpong_can_implement(p, d, (gs_pingpong_config_t)config);
+    return gs_pingpong_can_implement(c, d, (gs_pingpong_config_t)config);
 }
 
 static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *pl)
@@ -41,7 +41,7 @@ static double reading_scale(const gs_problem_t *p, const gs_problem_t *measured,
     return p_eff < m_eff ? p_eff / m_eff : 1.0;
 }
 
-/* GEMMSHIM_DEV_PINGPONG_*: kernels/pingpong_sm90.cu says what each does. */
+/* GEMMSHIM_DEV_PINGPONG_*: kernels/pingpong/pingpong_sm90.cu says what each does. */
 static const gs_knob_t knobs[] = {
     {"GROUP", "GEMMSHIM_PP_GROUP", 0, 0, 65536, NULL, 0},
     {"DEFER", "GEMMSHIM_PP_DEFER", 1, 0, 1, NULL, 0},

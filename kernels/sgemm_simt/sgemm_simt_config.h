@@ -1,4 +1,4 @@
-/* Tile configurations of the warp-tiled SIMT SGEMM (kernels/sgemm_simt.cu).
+/* Tile configurations of the warp-tiled SIMT SGEMM (kernels/sgemm_simt/sgemm_simt.cu).
  *
  * One block computes a BLOCK_M x BLOCK_N tile of C, stepping along k by
  * BLOCK_K through a STAGES-deep cp.async ring in shared memory. Its warps sit

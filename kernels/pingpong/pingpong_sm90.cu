@@ -1,0 +1,272 @@
+/* Hopper (sm_90a) warp-specialized bf16/fp16 GEMMs: a pingpong and a
+ * cooperative arrangement of one kernel template.
+ *
+ * One CTA = one producer warpgroup + two consumer warpgroups, persistent over
+ * a grouped tile raster of (tile_m, tile_n, batch).
+ *
+ *   producer   one thread issues TMA loads of both operands into a STAGES-deep
+ *              shared-memory ring (full[]/empty[] mbarriers). It walks the
+ *              CTA's tiles in order and runs ahead into the next tiles while
+ *              the consumers are in their epilogues: a stage goes back to it
+ *              as soon as the wgmmas reading it retire.
+ *   pingpong   (GS_PINGPONG_128x128x64) consumer c owns the CTA's tiles c,
+ *              c+2, ... with the whole 128x128 fp32 accumulator; the two take
+ *              turns on the tensor cores (MATH_TURN barriers), so one runs its
+ *              mainloop while the other runs its epilogue.
+ *   cooperative (GS_PINGPONG_COOP_256x128x64) both consumers work on every
+ *              tile, consumer c on n rows 64c..64c+63 with m64n256 wgmmas.
+ *              A 256 (m) x 128 (n) tile moves 48 KB per k-block for 2M MACs,
+ *              against 32 KB per 1M MACs for 128x128: the shared-memory
+ *              traffic per MAC (TMA writes plus wgmma operand reads) drops by
+ *              about a fifth, which is what bounds the 128x128 tile at
+ *              large k (H200: 8192^3 went from 0.97 to 1.00 of cuBLAS). No
+ *              second consumer hides its epilogue, so half of it is deferred
+ *              into the next tile's first k-blocks (deferred_store: H200,
+ *              TN 8448x9216, K = 256..2048 +2-4%); at k = 64 it still loses
+ *              to the pingpong tile.
+ *   pingpong 192 (GS_PINGPONG_192x128x64) the pingpong arrangement on 192 (m)
+ *              x 128 (n) tiles: m64n192 wgmmas, 192 accumulators per
+ *              consumer thread. Its shared-memory traffic per MAC sits
+ *              between the other two tiles' (66 KB per 1M MACs against 80
+ *              and 61) while the other consumer still hides its epilogue:
+ *              same-run A/B, TN 8448x9216, K = 256..2048, 4-8% faster than
+ *              the cooperative tile on the H100 and the H200, 8192^3 TN/NT/TT
+ *              +1-5% (bench/NOTES.md, session 17). Only the plain epilogue
+ *              (PLAIN_EPILOGUE: beta == 0, host scalars, no bias, m stored
+ *              by TMA) and no split-K: can_implement refuses the rest.
+ *
+ * Epilogue (both arrangements). Each consumer warp stores its own 16 rows of
+ * C^T independently: per 16 x 128-byte sub-tile it waits only until the TMA
+ * store that last used its staging buffer (one of Cfg::EPI_BUFS per warp)
+ * has finished READING it, stages the sub-tile (stmatrix for 16-bit C,
+ * st.shared for fp32) and issues its TMA store at once; stores are never
+ * waited on for completion (a ragged last m tile is stored with plain
+ * predicated stores instead). The staging takes 32 KB in all, which is what
+ * leaves the cooperative tile four stages; that tile stores half of a 16-bit
+ * beta == 0 tile while the next tile's first k-blocks run (deferred_store). The short-K 128x128 variant
+ * (Cfg128x128Short) has a buffer per sub-tile of a 16-bit tile and stages
+ * all four before one fence and four back-to-back stores: per sub-tile, the
+ * fence and the store issue cost ~300 cycles of a ~550-cycle chain (H200
+ * clock64 stamps, bench/NOTES.md session 7). At small k the epilogue is the kernel, and
+ * its instruction count is what matters: one unrolled copy per EpiMode
+ * (ncu at k = 64, alpha = 1, beta = 0: ~655 instructions per consumer warp
+ * and tile, mainloop included, down from ~1440). Then the output stream:
+ * evict_first stores for outputs larger than the L2. H200, TN 8448x9216x64:
+ * 65.7 -> 46.5 us (0.74 -> 1.04x of cuBLAS).
+ *
+ * Split-K (deep K, few output tiles; plan_split): when the tiles leave at
+ * least half the SMs idle, every tile is cut along k into `splits` units, one
+ * per CTA, all resident (cooperative launch), and reduced in a fixed order
+ * through the workspace (split_epilogue): bitwise reproducible, alpha/beta and
+ * the bias applied once. A separate instantiation (SPLIT), so every other
+ * shape runs the unsplit kernel as before.
+ *
+ * Stream-K (the cooperative tile, many tiles, a ragged last wave at most
+ * half full; plan_sk, sk_unit): the whole waves run as above, then the
+ * ragged tiles' k-blocks are dealt out evenly over every CTA; a tile's
+ * first CTA adds the other CTAs' fp32 partials (workspace, CTA order:
+ * bitwise reproducible) and stores it. Another instantiation (SK).
+ *
+ * Bias (cublasLt BIAS epilogue): C(i, j) += bias[i] after alpha and beta,
+ * before rounding, in both epilogues.
+ *
+ * Orientation. C is column-major (m contiguous). The kernel computes the
+ * transposed tile  C^T(n x m) = op(B)^T (n x k) * op(A)^T (k x m): wgmma's M
+ * runs along n and its N along m, so each thread's accumulator pairs
+ * (d[2i], d[2i+1]) are two consecutive m elements, i.e. adjacent in C's
+ * memory. That gives a plain (non-transposed) stmatrix epilogue for every
+ * layout; the four cuBLAS layouts only change the operand majors:
+ *   wgmma A = op(B)^T : K-major when trans_b == N, MN-major when trans_b == T
+ *   wgmma B = op(A)^T : K-major when trans_a == T, MN-major when trans_a == N
+ * (TN, PyTorch's nn.Linear forward, is K-major on both sides.)
+ */
+#include <cstdio>
+#include <cstdlib>
+#include <cuda.h> /* CUtensorMap and the driver enums: header only, no libcuda link */
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <climits>
+#include <type_traits>
+#include <stdint.h>
+
+#include "gs_kernels.h"
+
+/* The family's pieces, in this order: one translation unit (no relocatable
+ * device code), so every kernel compiles as it did in one file. */
+#include "pingpong_config.cuh"
+#include "pingpong_scheduler.cuh"
+#include "pingpong_mainloop.cuh"
+#include "pingpong_epilogue.cuh"
+#include "pingpong_reduce.cuh"
+#include "pingpong_kernel.cuh"
+#include "pingpong_plan.cuh"
+#include "pingpong_launch.cuh"
+
+/* ---- C API (gs_kernels.h) ---- */
+
+extern "C" void gs_pingpong_set_knobs(int group, int defer, int max_ctas, int sk)
+{
+    pp_knob_values = pp_knobs{group, defer, max_ctas, sk};
+}
+
+extern "C" int gs_pingpong_can_implement(const gs_class_t *p, const gs_device_t *d,
+                                         gs_pingpong_config_t cfg)
+{
+    if (!p || !d || cfg < 0 || cfg >= GS_PINGPONG_CONFIG_COUNT)
+        return 0;
+    if (p->align_bias) { /* cublasLt BIAS epilogue: one element per row of C */
+        const size_t bes = gs_dtype_size((gs_dtype_t)p->bias_type);
+        if ((p->bias_type != GS_DT_F32 && p->bias_type != GS_DT_F16 && p->bias_type != GS_DT_BF16)
+            || p->align_bias < bes)
+            return 0;
+    }
+    if (!d->present || d->cc_major != 9 || d->cc_minor != 0 || d->sm_count < 1)
+        return 0;
+    if (p->entry == GS_EP_GEMMEX_BATCHED) /* A/B/C are pointer arrays there */
+        return 0;
+    if (p->a_type != p->b_type || (p->a_type != GS_DT_BF16 && p->a_type != GS_DT_F16))
+        return 0;
+    if (p->c_type != p->a_type && p->c_type != GS_DT_F32)
+        return 0;
+    if (!gs_compute_is_f32_accum((gs_compute_t)p->compute))
+        return 0;
+    if (p->scalar_type != GS_DT_F32 || !p->align_alpha || !p->align_beta)
+        return 0;
+    if (p->trans_a != GS_OP_N && p->trans_a != GS_OP_T)
+        return 0;
+    if (p->trans_b != GS_OP_N && p->trans_b != GS_OP_T)
+        return 0;
+    const int64_t lim = (int64_t)1 << 31;
+    if (p->m < 1 || p->n < 1 || p->k < 1 || p->batch < 1)
+        return 0;
+    if (p->m >= lim || p->n >= lim || p->k >= lim || p->batch >= lim)
+        return 0;
+    const int64_t bm = block_m_of(cfg);
+    const int64_t tiles = ((p->m + bm - 1) / bm) * ((p->n + BLOCK_N - 1) / BLOCK_N);
+    if (tiles >= lim || tiles * p->batch >= lim)
+        return 0;
+    /* non-NULL and 16-byte aligned: TMA's base addresses */
+    if (p->align_a < 16 || p->align_b < 16 || p->align_c < 16)
+        return 0;
+    const size_t ies = gs_dtype_size((gs_dtype_t)p->a_type), oes = gs_dtype_size((gs_dtype_t)p->c_type);
+    if (!ld_ok(p->lda, p->trans_a == GS_OP_N ? p->m : p->k, ies))
+        return 0;
+    if (!ld_ok(p->ldb, p->trans_b == GS_OP_N ? p->k : p->n, ies))
+        return 0;
+    if (!ld_ok(p->ldc, p->m, oes))
+        return 0;
+    if (p->batch > 1) {
+        if (!bstride_ok(p->stride_a, ies) || !bstride_ok(p->stride_b, ies)
+            || !bstride_ok(p->stride_c, oes))
+            return 0;
+        if (!gs_class_c_batches_disjoint(p))
+            return 0;
+    }
+    if (d->smem_optin < (size_t)smem_of(cfg))
+        return 0;
+    if (cfg == GS_PINGPONG_192x128x64) {
+        /* No split-K instantiation, and only the plain epilogue
+         * (Cfg192x128::PLAIN_EPILOGUE): alpha * acc into a C it never
+         * reads (beta an fp32 zero in host memory), stored whole by TMA. */
+        if (plan_split(p, d, block_m_of(cfg)).splits > 1)
+            return 0;
+        if (p->beta_kind != GS_BETA_ZERO || p->scalar_type != GS_DT_F32 || p->scalars_on_device
+            || p->align_bias)
+            return 0;
+        if (((uint64_t)p->m * oes) % 16 != 0)
+            return 0;
+    }
+    return 1;
+}
+
+extern "C" int gs_pingpong_run(const gs_problem_t *p, const gs_device_t *d,
+                               gs_pingpong_config_t cfg)
+{
+    if (!p || !gs_pingpong_can_implement(&p->cls, d, cfg))
+        return (int)cudaErrorInvalidValue;
+    if (cfg == GS_PINGPONG_COOP_256x128x64)
+        return launch_types<Cfg256x128>(p, d);
+    if (cfg == GS_PINGPONG_192x128x64)
+        return launch_types<Cfg192x128>(p, d);
+    if (k_blocks_of(p->k) <= SHORT_K_MAX_KBLOCKS)
+        return launch_types<Cfg128x128Short>(p, d);
+    return launch_types<Cfg128x128>(p, d);
+}
+
+extern "C" const char *gs_pingpong_name(gs_pingpong_config_t cfg)
+{
+    switch (cfg) {
+    case GS_PINGPONG_128x128x64: return "pingpong_128x128x64";
+    case GS_PINGPONG_COOP_256x128x64: return "pingpong_coop_256x128x64";
+    case GS_PINGPONG_192x128x64: return "pingpong_192x128x64";
+    default: return "pingpong_unknown";
+    }
+}
+
+/* The name logged for a call: the configuration, and the split factor when
+ * plan_split splits K ("pingpong_128x128x64_splitk33"). Thread-local buffer. */
+extern "C" const char *gs_pingpong_kernel_name(const gs_problem_t *p, const gs_device_t *d,
+                                               gs_pingpong_config_t cfg)
+{
+    static __thread char name[64];
+    const char *base = gs_pingpong_name(cfg);
+    if (!p || !d || !gs_pingpong_can_implement(&p->cls, d, cfg))
+        return base;
+    SplitPlan sp = plan_split(&p->cls, d, block_m_of(cfg));
+    if (sp.splits <= 1) {
+        if (plan_sk(&p->cls, d, block_m_of(cfg)).iters == 0)
+            return base;
+        snprintf(name, sizeof name, "%s_streamk", base);
+        return name;
+    }
+    snprintf(name, sizeof name, "%s_splitk%d", base, sp.splits);
+    return name;
+}
+
+/* The share of the persistent grid's tile slots that hold a tile when the
+ * tiles are dealt whole: tiles / (waves * SMs). A ragged last wave idles
+ * the rest (4096x2304 on 256x128 tiles: 288 tiles in 3 waves of 132, 0.73,
+ * where 4096x2048 fills 0.97), and our time follows the waves while
+ * cuBLAS's, with tiles of its own choosing, need not: the routing table
+ * scales a neighbour's reading by it (gs_table_ratio). Split-K plans fill
+ * one wave by construction: 1. Stream-K shapes count as dealt whole, a
+ * lower bound (it runs only where it measured faster than that). */
+extern "C" double gs_pingpong_wave_efficiency(const gs_problem_t *p, const gs_device_t *d,
+                                              gs_pingpong_config_t cfg)
+{
+    const int bm = block_m_of(cfg);
+    if (!p || !d || d->sm_count < 1 || p->m < 1 || p->n < 1 || p->batch < 1)
+        return 1.0;
+    /* The shape only: the routing table asks this of its measured shapes
+     * too, problems it makes from the call's with other sizes and no class. */
+    gs_class_t shape = {};
+    shape.m = p->m;
+    shape.n = p->n;
+    shape.k = p->k;
+    shape.batch = p->batch;
+    if (plan_split(&shape, d, bm).splits > 1)
+        return 1.0;
+    const double tiles = (double)tiles_of(&shape, bm);
+    const double waves = ceil(tiles / d->sm_count);
+    return tiles / (waves * d->sm_count);
+}
+
+/* Split-K shapes (few output tiles, long K; see plan_split): the tile
+ * semaphores plus one fp32 partial tile per unit. Stream-K shapes (plan_sk):
+ * the flags plus one partial tile per CTA (17 MB on 132 SMs). 0 for every
+ * other shape. Without it the call is forwarded, as a split one is: these
+ * are the shapes whose tiles dealt whole run well below cuBLAS. */
+extern "C" size_t gs_pingpong_workspace_bytes(const gs_problem_t *p, const gs_device_t *d,
+                                              gs_pingpong_config_t cfg)
+{
+    if (!p || !gs_pingpong_can_implement(&p->cls, d, cfg))
+        return 0;
+    const SplitPlan sp = plan_split(&p->cls, d, block_m_of(cfg));
+    if (sp.splits > 1)
+        return sp.ws_bytes;
+    return plan_sk(&p->cls, d, block_m_of(cfg)).ws_bytes;
+}
