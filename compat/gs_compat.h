@@ -26,9 +26,18 @@ typedef struct gs_handle_state {
     int math_mode;
 } gs_handle_state_t;
 
+/* The real cuBLAS's handle getters. The shim finds the real library
+ * (shim/gs_real.h) and passes them in; NULL where it has none. */
+typedef struct gs_handle_getters {
+    cublasStatus_t (*get_stream)(cublasHandle_t, cudaStream_t *);
+    cublasStatus_t (*get_pointer_mode)(cublasHandle_t, cublasPointerMode_t *);
+    cublasStatus_t (*get_math_mode)(cublasHandle_t, cublasMath_t *);
+} gs_handle_getters_t;
+
 /* Stream, pointer mode and math mode of a cuBLAS handle, asked of the real
- * library. Not CUBLAS_STATUS_SUCCESS: the handle is unusable (let cuBLAS
- * report it). */
-cublasStatus_t gs_handle_state(cublasHandle_t h, gs_handle_state_t *out);
+ * library through g. Not CUBLAS_STATUS_SUCCESS: the handle is unusable (let
+ * cuBLAS report it), or a getter is missing (NOT_INITIALIZED). */
+cublasStatus_t gs_handle_state(const gs_handle_getters_t *g, cublasHandle_t h,
+                               gs_handle_state_t *out);
 
 #endif

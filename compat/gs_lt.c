@@ -1,7 +1,6 @@
 /* cublasLtMatmul -> gs_call_t; see gs_lt.h. Attribute sizes follow
  * cublasLt.h (int32 enums, uint64 rows/cols, int64 ld and strides). */
 #include "gs_lt.h"
-#include "gs_real.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,24 +18,22 @@ static void unroutable(gs_call_t *c, const char *fmt, ...)
 
 /* A descriptor attribute of exactly `size` bytes; -1 if the library does not
  * know it (older cuBLASLt) or answers with another size. */
-static int desc_get(const gs_real_table_t *r, cublasLtMatmulDesc_t d,
+static int desc_get(const gs_lt_getters_t *r, cublasLtMatmulDesc_t d,
                     cublasLtMatmulDescAttributes_t attr, void *out, size_t size)
 {
     size_t written = 0;
     memset(out, 0, size);
-    if (r->cublasLtMatmulDescGetAttribute(d, attr, out, size, &written) !=
-        CUBLAS_STATUS_SUCCESS)
+    if (r->desc_get(d, attr, out, size, &written) != CUBLAS_STATUS_SUCCESS)
         return -1;
     return written == size ? 0 : -1;
 }
 
-static int layout_get(const gs_real_table_t *r, cublasLtMatrixLayout_t l,
+static int layout_get(const gs_lt_getters_t *r, cublasLtMatrixLayout_t l,
                       cublasLtMatrixLayoutAttribute_t attr, void *out, size_t size)
 {
     size_t written = 0;
     memset(out, 0, size);
-    if (r->cublasLtMatrixLayoutGetAttribute(l, attr, out, size, &written) !=
-        CUBLAS_STATUS_SUCCESS)
+    if (r->layout_get(l, attr, out, size, &written) != CUBLAS_STATUS_SUCCESS)
         return -1;
     return written == size ? 0 : -1;
 }
@@ -49,7 +46,7 @@ typedef struct layout {
 } layout_t;
 
 /* A column-major, strided-batch, real layout; else a reason. */
-static const char *read_layout(const gs_real_table_t *r, cublasLtMatrixLayout_t l, layout_t *o)
+static const char *read_layout(const gs_lt_getters_t *r, cublasLtMatrixLayout_t l, layout_t *o)
 {
     int32_t order = 0;
     int64_t plane = 0;
@@ -92,7 +89,7 @@ static int same_layout(const layout_t *x, const layout_t *y)
            x->batch == y->batch && (x->batch == 1 || x->stride == y->stride);
 }
 
-void gs_lt_describe(const gs_lt_args_t *a, gs_call_t *c)
+void gs_lt_describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t *c)
 {
     memset(c, 0, sizeof *c);
     c->entry = GS_EP_LT_MATMUL;
@@ -106,8 +103,7 @@ void gs_lt_describe(const gs_lt_args_t *a, gs_call_t *c)
     c->algo = -1;
     c->batch = 1;
 
-    const gs_real_table_t *r = gs_real(GS_LIB_CUBLASLT);
-    if (!r->cublasLtMatmulDescGetAttribute || !r->cublasLtMatrixLayoutGetAttribute)
+    if (!r->desc_get || !r->layout_get)
         return unroutable(c, "cuBLASLt attribute getters missing");
     if (!a->desc || !a->alpha || !a->beta)
         return unroutable(c, "NULL descriptor or scalar: cuBLASLt answers");

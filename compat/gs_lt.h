@@ -25,12 +25,21 @@ typedef struct gs_lt_args {
     cudaStream_t stream;
 } gs_lt_args_t;
 
-/* Fill c from a: D = alpha op(A) op(B) + beta C (+ bias) as a GEMM on D in
+/* The real cuBLASLt's attribute getters. The shim finds the real library
+ * (shim/gs_real.h) and passes them in; NULL where it has none. */
+typedef struct gs_lt_getters {
+    cublasStatus_t (*desc_get)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, void *,
+                               size_t, size_t *);
+    cublasStatus_t (*layout_get)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t,
+                                 void *, size_t, size_t *);
+} gs_lt_getters_t;
+
+/* Fill c from a, reading its descriptors through g: D = alpha op(A) op(B) + beta C (+ bias) as a GEMM on D in
  * place (c->C = D). Whatever the shim does not compute exactly the way
  * cuBLASLt would (other epilogues, scale pointers, row-major orders, C != D
  * with beta != 0, batched bias, unreadable attributes, inconsistent sizes:
  * cuBLASLt judges those) leaves a reason in c->lt_unroutable, and the call
  * is forwarded untouched. */
-void gs_lt_describe(const gs_lt_args_t *a, gs_call_t *c);
+void gs_lt_describe(const gs_lt_getters_t *g, const gs_lt_args_t *a, gs_call_t *c);
 
 #endif

@@ -4,6 +4,7 @@
 #define GS_REAL_H
 
 #include "gs_cublas.h"
+#include "gs_entry_points.h"
 
 typedef enum gs_lib { GS_LIB_CUBLAS = 0, GS_LIB_CUBLASLT, GS_LIB_COUNT } gs_lib_t;
 

@@ -36,6 +36,22 @@ static gs_op_t op_of(int cublas_op)
     return cublas_op == CUBLAS_OP_N ? GS_OP_N : GS_OP_T; /* C == T for real types */
 }
 
+/* The real libraries' getters compat/ reads handles and descriptors with. */
+static gs_handle_getters_t handle_getters(void)
+{
+    const gs_real_table_t *r = gs_real(GS_LIB_CUBLAS);
+    gs_handle_getters_t g = {r->cublasGetStream_v2, r->cublasGetPointerMode_v2,
+                             r->cublasGetMathMode};
+    return g;
+}
+
+static gs_lt_getters_t lt_getters(void)
+{
+    const gs_real_table_t *r = gs_real(GS_LIB_CUBLASLT);
+    gs_lt_getters_t g = {r->cublasLtMatmulDescGetAttribute, r->cublasLtMatrixLayoutGetAttribute};
+    return g;
+}
+
 /* The descriptor of a checked call on a handle whose state we know. */
 static void describe(const gs_call_t *c, const gs_handle_state_t *hs, gs_problem_t *p)
 {
@@ -172,7 +188,8 @@ gs_served_t gs_serve(const gs_call_t *c)
         hs.math_mode = CUBLAS_DEFAULT_MATH;
         hst = CUBLAS_STATUS_SUCCESS;
     } else if (c->handle) {
-        hst = gs_handle_state(c->handle, &hs);
+        const gs_handle_getters_t g = handle_getters();
+        hst = gs_handle_state(&g, c->handle, &hs);
     }
     describe(c, &hs, &p);
     if (gs_tune_busy()) { /* cuBLAS's own call, made while the tuner runs its pairs */
@@ -298,6 +315,7 @@ gs_served_t gs_serve_lt(const gs_lt_args_t *a)
     if (gs_plugin_reentered())
         return refused_reentry;
     gs_call_t call;
-    gs_lt_describe(a, &call);
+    const gs_lt_getters_t g = lt_getters();
+    gs_lt_describe(&g, a, &call);
     return gs_serve(&call);
 }

@@ -40,12 +40,9 @@ FAMILY_API = {"kernels/common/gs_kernels.h"}
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh", ".in")
 
 # (including file, included header): why it still goes up a layer
-KNOWN_UP = {
-    ("compat/gs_compat.h", "gs_cublas.h"): "cuBLAS's headers as the shim includes them",
-    ("compat/gs_handle.c", "gs_real.h"): "the real cuBLAS's table is found by shim/gs_real.c",
-    ("compat/gs_lt.c", "gs_real.h"): "the real cuBLAS's table (as above)",
-    ("compat/gs_lt.h", "gs_call.h"): "the intercepted call's descriptor lives in shim/",
-}
+# (none today: compat/ takes the real libraries' getters as function pointers
+# from shim/, and the call descriptor and cuBLAS's types live in compat/)
+KNOWN_UP = {}
 
 
 def strip_comments(text):

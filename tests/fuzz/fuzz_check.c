@@ -1,4 +1,4 @@
-/* libFuzzer target: the cuBLAS argument checks (shim/gs_check.c).
+/* libFuzzer target: the cuBLAS argument checks (compat/gs_check.c).
  *
  * The input bytes are decoded into a gs_call_t: handle, transposes (any
  * int: cuBLAS takes the enum from the application), m, n, k, lda, ldb, ldc,
