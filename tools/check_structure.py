@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks two rules of the source layout (CTest: structure).
+"""Checks three rules of the source layout (CTest: structure).
 
 1. Nothing outside the kernel families' own files and the registry names a
    specific family: shim/, dispatch/, compat/ and include/ reach kernels
@@ -24,6 +24,11 @@
    own layer or lower ones. KNOWN_UP lists the inclusions that still go up,
    each with why; a new one fails the check, and one that is gone must be
    taken off the list (so the list stays true).
+
+3. No include cycles among the headers of shim/, dispatch/, compat/,
+   kernels/ and include/ (a header that, through the headers it includes,
+   includes itself): each header's dependencies stay a tree a reader can
+   follow from the bottom.
 
 usage: tools/check_structure.py [SOURCE_DIR]      exit 0 clean, 1 violations
 """
@@ -211,9 +216,49 @@ def check_layers(root):
     return problems
 
 
+def header_graph(root):
+    """{header path: [header paths it includes]}, quoted includes resolved by
+    file name as the build's include directories resolve them."""
+    where, graph = {}, {}
+    folders = list(LAYERS) + ["include"]
+    for rel, _ in sources(root, folders):
+        if rel.endswith((".h", ".cuh")):
+            where.setdefault(os.path.basename(rel), rel)
+    for rel, path in sources(root, folders):
+        if not rel.endswith((".h", ".cuh")):
+            continue
+        code = strip_comments(open(path, errors="replace").read())
+        graph[rel] = [where[os.path.basename(m.group(1))]
+                      for m in re.finditer(r'^\s*#\s*include\s+"([^"]+)"', code, re.M)
+                      if os.path.basename(m.group(1)) in where]
+    return graph
+
+
+def check_cycles(root):
+    graph = header_graph(root)
+    problems, state, stack = [], {}, []  # state: 1 on the stack, 2 done
+
+    def visit(h):
+        state[h] = 1
+        stack.append(h)
+        for inc in graph.get(h, []):
+            if state.get(inc) == 1:
+                cycle = stack[stack.index(inc):] + [inc]
+                problems.append("include cycle: " + " -> ".join(cycle))
+            elif inc not in state:
+                visit(inc)
+        stack.pop()
+        state[h] = 2
+
+    for h in sorted(graph):
+        if h not in state:
+            visit(h)
+    return problems
+
+
 def main(argv):
     root = os.path.abspath(argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
-    problems = check_families(root) + check_layers(root)
+    problems = check_families(root) + check_layers(root) + check_cycles(root)
     for p in problems:
         print(p)
     names, _ = family_names(root)
