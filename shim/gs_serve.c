@@ -1,8 +1,20 @@
-/* Serving one intercepted call: describe it, check it, ask dispatch, then
- * either let the caller forward it untouched or run our kernel on the
- * handle's stream (in verify mode with a cuBLAS reference beside it; in ab
- * mode taking turns with cuBLAS), falling back to cuBLAS when the kernel
- * cannot launch. Every outcome is logged and counted. */
+/* Serving one intercepted call, as a pipeline of small stages:
+ *
+ *   describe   the call as a problem, with its handle's state
+ *   check      mode off, unroutable cuBLASLt calls, invalid arguments,
+ *              unusable handles: forwarded (cuBLAS answers); NULL scalars
+ *              and empty results: answered here
+ *   decide     the device, the decision cache, the tuner's hook
+ *   plan       the decided family's plan: the kernel, its scratch
+ *   workspace  the scratch for (device, stream)
+ *   A/B turn   GEMMSHIM_MODE=ab: cuBLAS's turns are forwarded, timed
+ *   run        our kernel on the handle's stream
+ *   fallback   it did not launch: forwarded
+ *
+ * Whatever is not served here the caller forwards untouched, then calls
+ * gs_forwarded. The log, statistics, verification, timing, the A/B report
+ * and the last route are observers (gs_observe.h), called at fixed points
+ * of the pipeline; none of them decides anything here. */
 #include "gs_serve.h"
 #include "gs_compat.h"
 #include "gs_decide.h"
@@ -10,31 +22,23 @@
 #include "gs_dispatch.h"
 #include "gs_lt.h"
 #include "gs_log.h"
+#include "gs_observe.h"
 #include "gs_plugin.h"
 #include "gs_state.h"
-#include "gs_timing.h"
 #include "gs_tune.h"
-#include "gs_verify.h"
 #include "gs_workspace.h"
 
 #include <cuda_runtime_api.h>
-#include <pthread.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
-/* What served this thread's last call (gemmshim_last_route). */
-static __thread const char *last_route = "";
-
-const char *gs_last_route(void)
-{
-    return last_route;
-}
-
-static gs_op_t op_of(int cublas_op)
-{
-    return cublas_op == CUBLAS_OP_N ? GS_OP_N : GS_OP_T; /* C == T for real types */
-}
+/* Every observer's callback for a point, in the list's order. */
+#define OBSERVE(point, arg)                                                  \
+    do {                                                                     \
+        for (const gs_observer_t *const *o_ = gs_observers; *o_; ++o_)       \
+            if ((*o_)->point)                                                \
+                (*o_)->point(arg);                                           \
+    } while (0)
 
 /* The real libraries' getters compat/ reads handles and descriptors with. */
 static gs_handle_getters_t handle_getters(void)
@@ -52,8 +56,51 @@ static gs_lt_getters_t lt_getters(void)
     return g;
 }
 
-/* The descriptor of a checked call on a handle whose state we know. */
-static void describe(const gs_call_t *c, const gs_handle_state_t *hs, gs_problem_t *p)
+/* Events around each call cost a few microseconds of host time: only while
+ * logging, and not with GEMMSHIM_LOG_TIMING=0 (timing small calls). */
+static int timing_wanted(const gs_config_t *cfg)
+{
+    return cfg->log_enabled && cfg->log_timing;
+}
+
+/* ---- the outcomes: forwarded, answered here, served ---- */
+
+/* The call goes to cuBLAS: the caller forwards it. why: a reason of its
+ * own (a fresh forward decision), or NULL to keep s->dec's. */
+static gs_served_t forward(gs_serving_t *s, const char *why)
+{
+    if (why) {
+        gs_decision_t dec = {GS_ROUTE_FORWARD, NULL, 0, 0.0, 0, 0, ""};
+        snprintf(dec.reason, sizeof dec.reason, "%s", why);
+        s->dec = dec;
+    }
+    s->kernel = NULL;
+    OBSERVE(on_forward, s);
+    gs_served_t out = {0, CUBLAS_STATUS_SUCCESS, s->timing_slot, s->stream, s->ab_sig};
+    return out;
+}
+
+/* Answered here with `status`, nothing run. */
+static gs_served_t answer(gs_serving_t *s, cublasStatus_t status, const char *why)
+{
+    gs_decision_t dec = {GS_ROUTE_QUICK, NULL, 0, 0.0, 0, 0, ""};
+    snprintf(dec.reason, sizeof dec.reason, "%s", why);
+    s->dec = dec;
+    s->status = status;
+    OBSERVE(on_answered, s);
+    gs_served_t out = {1, status, -1, s->stream, NULL};
+    return out;
+}
+
+/* ---- the stages ---- */
+
+static gs_op_t op_of(int cublas_op)
+{
+    return cublas_op == CUBLAS_OP_N ? GS_OP_N : GS_OP_T; /* C == T for real types */
+}
+
+/* The descriptor of a call on a handle whose state we know. */
+static void problem_of(const gs_call_t *c, const gs_handle_state_t *hs, gs_problem_t *p)
 {
     memset(p, 0, sizeof *p);
     p->entry = c->entry;
@@ -91,69 +138,124 @@ static void describe(const gs_call_t *c, const gs_handle_state_t *hs, gs_problem
     gs_problem_classify(p);
 }
 
-/* Events around each call cost a few microseconds of host time: only while
- * logging, and not with GEMMSHIM_LOG_TIMING=0 (timing small calls). */
-static int timing_wanted(const gs_config_t *cfg)
+/* describe: the handle's state (cuBLASLt passes per call what a cuBLAS
+ * handle holds) and the problem. Returns the handle state's status. */
+static cublasStatus_t describe(const gs_call_t *c, gs_serving_t *s)
 {
-    return cfg->log_enabled && cfg->log_timing;
+    memset(s, 0, sizeof *s);
+    s->call = c;
+    s->timing_slot = -1;
+    gs_handle_state_t hs = {0, 0, 0};
+    cublasStatus_t hst = CUBLAS_STATUS_NOT_INITIALIZED;
+    if (c->lt) {
+        hs.stream = c->lt_stream;
+        hs.scalars_on_device = c->lt_scalars_on_device;
+        hs.math_mode = CUBLAS_DEFAULT_MATH;
+        hst = CUBLAS_STATUS_SUCCESS;
+    } else if (c->handle) {
+        const gs_handle_getters_t g = handle_getters();
+        hst = gs_handle_state(&g, c->handle, &hs);
+    }
+    s->stream = hs.stream;
+    problem_of(c, &hs, &s->p);
+    return hst;
 }
 
-static gs_served_t forward(const gs_problem_t *p, const gs_decision_t *dec, void *stream)
+/* check: 1 when the call was forwarded or answered (*out), 0 to go on. */
+static int check(gs_serving_t *s, cublasStatus_t handle_status, gs_served_t *out)
 {
-    gs_log_call(p, dec, NULL);
-    last_route = "forward";
-    gs_served_t s = {0, CUBLAS_STATUS_SUCCESS, -1, stream, NULL};
-    if (timing_wanted(gs_cfg()))
-        s.timing_slot = gs_timing_begin(stream);
-    return s;
+    const gs_call_t *c = s->call;
+    const char *why = NULL;
+    if (s->routing.mode == GS_MODE_OFF) {
+        why = "GEMMSHIM_MODE=off";
+    } else if (c->lt && c->lt_unroutable[0]) { /* what it is not, cuBLASLt computes or judges */
+        why = c->lt_unroutable;
+    } else if (!c->lt && gs_check_call(c) != CUBLAS_STATUS_SUCCESS) {
+        /* cuBLAS 13 dereferences a NULL alpha or beta and crashes the
+         * application; the shim answers with the documented status instead. */
+        if (c->handle && (!c->alpha || !c->beta)) {
+            *out = answer(s, CUBLAS_STATUS_INVALID_VALUE, "NULL alpha or beta: INVALID_VALUE");
+            return 1;
+        }
+        why = "invalid arguments: cuBLAS answers";
+    } else if (handle_status != CUBLAS_STATUS_SUCCESS) {
+        why = "handle state unavailable";
+    } else if (s->p.m == 0 || s->p.n == 0 || s->p.batch == 0) {
+        *out = answer(s, CUBLAS_STATUS_SUCCESS, "empty result: nothing to do");
+        return 1;
+    }
+    if (!why)
+        return 0;
+    *out = forward(s, why);
+    return 1;
 }
 
-static gs_served_t forward_because(const gs_problem_t *p, const char *why, void *stream)
+/* decide: the device, then gs_decide. The tuner's hook: a signature not
+ * decided yet gets its timing pairs on the stream and goes to cuBLAS;
+ * inside graph capture nothing is tuned and the prior decides. */
+static void decide(gs_serving_t *s, const gs_hooks_t *hooks)
 {
-    gs_decision_t dec = {GS_ROUTE_FORWARD, NULL, 0, 0.0, 0, 0, ""};
-    snprintf(dec.reason, sizeof dec.reason, "%s", why);
-    return forward(p, &dec, stream);
+    hooks->device_query(&s->dev); /* on failure dev.present = 0: dispatch forwards */
+    if (s->routing.tune != GS_TUNE_OFF && s->dev.present)
+        gs_tune_start(&s->dev); /* once: the cache is read before the first decision */
+    s->dec = gs_decide(&s->p, &s->dev, &s->routing);
+    if (s->dec.tune_pending) {
+        enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+        if (hooks->runs_kernels &&
+            cudaStreamIsCapturing((cudaStream_t)s->stream, &cap) == cudaSuccess &&
+            cap == cudaStreamCaptureStatusNone) {
+            gs_tune_call(s->call, &s->p, &s->dev); /* pairs on the stream; the call: cuBLAS */
+        } else {
+            cudaGetLastError();
+            gs_routing_t prior = s->routing;
+            prior.tune = GS_TUNE_CACHE;
+            s->dec = gs_decide(&s->p, &s->dev, &prior);
+        }
+    }
+    OBSERVE(on_decided, s);
 }
 
-static void write_ab_report(void)
+/* plan: the decided family's plan for p, made once: what runs, what
+ * scratch it needs. */
+static gs_plan_t plan(const gs_serving_t *s)
 {
-    const gs_config_t *cfg = gs_cfg();
-    gs_timing_settle();
-    gs_log_ab_report(cfg->report_path[0] ? cfg->report_path : NULL);
+    gs_plan_t pl = {s->dec.family, s->dec.config, NULL, 0};
+    s->dec.family->plan(&s->p, &s->dev, &pl);
+    return pl;
 }
 
-static void register_ab_report(void)
+/* workspace: the plan's scratch; 0, or -1 with the reason in why. */
+static int workspace(gs_serving_t *s, const gs_plan_t *pl, const gs_hooks_t *hooks, char *why,
+                     size_t size)
 {
-    atexit(write_ab_report);
+    if (!pl->workspace_bytes || !hooks->runs_kernels)
+        return 0;
+    return gs_workspace_get(s->dev.ordinal, s->stream, pl->workspace_bytes, &s->p.workspace,
+                            &s->p.workspace_size, why, size)
+               ? -1
+               : 0;
 }
 
-/* The A/B report at exit, registered at the first A/B call: after the CUDA
- * runtime started, so it runs before the runtime's teardown. */
-static void ab_report_at_exit(void)
+/* A/B turn (GEMMSHIM_MODE=ab, kernels running): a signature's turns
+ * alternate between cuBLAS and us. Turn 0 is ours, compared with cuBLAS
+ * and not timed; then odd turns are cuBLAS's (1 returned: forward it,
+ * timed), even ones ours, timed. This stage changes the route, so it is
+ * not an observer. */
+static int ab_turn(gs_serving_t *s, const gs_hooks_t *hooks)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, register_ab_report);
-}
-
-/* cuBLAS's turn in ab mode: forwarded by the caller, timed for the signature. */
-static gs_served_t ab_cublas_turn(const gs_problem_t *p, const gs_decision_t *dec, void *stream,
-                                  gs_sig_t *ab)
-{
-    gs_decision_t turn = *dec;
-    turn.route = GS_ROUTE_FORWARD;
-    snprintf(turn.reason, sizeof turn.reason, "ab: cuBLAS's turn");
-    gs_log_call(p, &turn, NULL);
-    last_route = "forward";
-    gs_served_t s = {0, CUBLAS_STATUS_SUCCESS, gs_timing_begin(stream), stream, ab};
-    return s;
-}
-
-/* The decided family's plan for p, made once: what runs, what scratch it needs. */
-static gs_plan_t plan_of(const gs_problem_t *p, const gs_device_t *d, const gs_decision_t *dec)
-{
-    gs_plan_t plan = {dec->family, dec->config, NULL, 0};
-    dec->family->plan(p, d, &plan);
-    return plan;
+    if (s->routing.mode != GS_MODE_AB || !hooks->runs_kernels)
+        return 0;
+    uint64_t turn = 0;
+    s->ab_sig = gs_log_ab_turn(&s->p, &s->dec, s->kernel, &turn);
+    if (!s->ab_sig)
+        return 0; /* the signature table is full: served as in mode on */
+    s->timed = turn > 0;
+    s->verify = turn == 0;
+    if (!(turn & 1))
+        return 0;
+    s->dec.route = GS_ROUTE_FORWARD;
+    snprintf(s->dec.reason, sizeof s->dec.reason, "ab: cuBLAS's turn");
+    return 1;
 }
 
 /* The plan's launch, as the launch hook takes it. */
@@ -169,6 +271,28 @@ static int launch_plan(void *ctx)
     return r->plan->family->run(r->plan, r->p, r->d);
 }
 
+/* run, and fallback: our kernel on the stream; if it does not launch, the
+ * call goes to cuBLAS (timed as a forwarded call, not as an A/B turn). */
+static gs_served_t run(gs_serving_t *s, const gs_plan_t *pl, const gs_hooks_t *hooks)
+{
+    OBSERVE(before_run, s);
+    plan_run_t r = {pl, &s->p, &s->dev};
+    int err = hooks->launch(launch_plan, &r);
+    if (!err) {
+        OBSERVE(after_run, s);
+        gs_served_t out = {1, CUBLAS_STATUS_SUCCESS, -1, s->stream, NULL};
+        return out;
+    }
+    s->launch_error = err;
+    OBSERVE(on_fallback, s);
+    char why[112];
+    snprintf(why, sizeof why, "fallback: %s failed to launch", s->kernel);
+    s->fell_back = 1;
+    s->ab_sig = NULL;
+    s->timed = timing_wanted(gs_cfg());
+    return forward(s, why);
+}
+
 /* A plugin calling cuBLAS from inside a call (or while loading): refused,
  * neither routed nor forwarded, with nothing logged but the guard's one
  * line (include/gemmshim_plugin.h). */
@@ -179,135 +303,36 @@ gs_served_t gs_serve(const gs_call_t *c)
     if (gs_plugin_reentered())
         return refused_reentry;
     const gs_config_t *cfg = gs_cfg();
-    gs_problem_t p;
-    gs_handle_state_t hs = {0, 0, 0};
-    cublasStatus_t hst = CUBLAS_STATUS_NOT_INITIALIZED;
-    if (c->lt) { /* cuBLASLt passes per call what a cuBLAS handle holds */
-        hs.stream = c->lt_stream;
-        hs.scalars_on_device = c->lt_scalars_on_device;
-        hs.math_mode = CUBLAS_DEFAULT_MATH;
-        hst = CUBLAS_STATUS_SUCCESS;
-    } else if (c->handle) {
-        const gs_handle_getters_t g = handle_getters();
-        hst = gs_handle_state(&g, c->handle, &hs);
-    }
-    describe(c, &hs, &p);
+    gs_serving_t s;
+    const cublasStatus_t handle_status = describe(c, &s);
     if (gs_tune_busy()) { /* cuBLAS's own call, made while the tuner runs its pairs */
-        gs_served_t s = {0, CUBLAS_STATUS_SUCCESS, -1, hs.stream, NULL};
-        return s;
+        gs_served_t out = {0, CUBLAS_STATUS_SUCCESS, -1, s.stream, NULL};
+        return out;
     }
-
-    gs_routing_t routing = gs_routing();
-    if (routing.mode == GS_MODE_OFF)
-        return forward_because(&p, "GEMMSHIM_MODE=off", hs.stream);
-    if (c->lt && c->lt_unroutable[0]) /* what it is not, cuBLASLt computes or judges */
-        return forward_because(&p, c->lt_unroutable, hs.stream);
-    if (!c->lt && gs_check_call(c) != CUBLAS_STATUS_SUCCESS) {
-        /* cuBLAS 13 dereferences a NULL alpha or beta and crashes the
-         * application; the shim answers with the documented status instead. */
-        if (c->handle && (!c->alpha || !c->beta)) {
-            gs_decision_t dec = {GS_ROUTE_QUICK, NULL, 0, 0.0, 0, 0,
-                                 "NULL alpha or beta: INVALID_VALUE"};
-            gs_log_call(&p, &dec, NULL);
-            last_route = "quick_return";
-            gs_served_t s = {1, CUBLAS_STATUS_INVALID_VALUE, -1, hs.stream, NULL};
-            return s;
-        }
-        return forward_because(&p, "invalid arguments: cuBLAS answers", hs.stream);
-    }
-    if (hst != CUBLAS_STATUS_SUCCESS)
-        return forward_because(&p, "handle state unavailable", hs.stream);
-    if (p.m == 0 || p.n == 0 || p.batch == 0) {
-        gs_decision_t dec = {GS_ROUTE_QUICK, NULL, 0, 0.0, 0, 0,
-                             "empty result: nothing to do"};
-        gs_log_call(&p, &dec, NULL);
-        last_route = "quick_return";
-        gs_served_t s = {1, CUBLAS_STATUS_SUCCESS, -1, hs.stream, NULL};
-        return s;
-    }
+    s.routing = gs_routing();
+    s.timed = timing_wanted(cfg);
+    gs_served_t out;
+    if (check(&s, handle_status, &out))
+        return out;
 
     const gs_hooks_t *hooks = gs_hooks();
-    gs_device_t dev;
-    hooks->device_query(&dev); /* on failure dev.present = 0: dispatch forwards */
-    if (routing.tune != GS_TUNE_OFF && dev.present)
-        gs_tune_start(&dev); /* once: the cache is read before the first decision */
-    gs_decision_t dec = gs_decide(&p, &dev, &routing);
-    if (dec.tune_pending) {
-        enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
-        if (hooks->runs_kernels && cudaStreamIsCapturing((cudaStream_t)hs.stream, &cap) ==
-                                       cudaSuccess && cap == cudaStreamCaptureStatusNone) {
-            gs_tune_call(c, &p, &dev); /* pairs on the stream; this call goes to cuBLAS */
-        } else { /* inside capture nothing is tuned: the prior decides */
-            cudaGetLastError();
-            gs_routing_t prior = routing;
-            prior.tune = GS_TUNE_CACHE;
-            dec = gs_decide(&p, &dev, &prior);
-        }
-    }
-    if (routing.tune != GS_TUNE_OFF)
-        gs_tune_count_served(dec.tuned);
-    if (!dec.family)
-        return forward(&p, &dec, hs.stream);
-    const gs_plan_t plan = plan_of(&p, &dev, &dec);
-    const char *kernel = plan.kernel;
-    const size_t ws = plan.workspace_bytes;
-    if (ws && hooks->runs_kernels) {
-        char why[112];
-        if (gs_workspace_get(dev.ordinal, hs.stream, ws, &p.workspace, &p.workspace_size, why,
-                             sizeof why))
-            return forward_because(&p, why, hs.stream);
-    }
-
-    gs_verify_t verify;
-    int verifying = 0, timed = timing_wanted(cfg);
-    gs_sig_t *ab = NULL;
-    if ((routing.mode == GS_MODE_VERIFY || routing.mode == GS_MODE_AB) && hooks->runs_kernels) {
-        uint64_t turn = 0;
-        if (routing.mode == GS_MODE_AB && (ab = gs_log_ab_turn(&p, &dec, kernel, &turn))) {
-            ab_report_at_exit();
-            if (turn & 1) /* cuBLAS's turn, timed by the caller's forward */
-                return ab_cublas_turn(&p, &dec, hs.stream, ab);
-        }
-        /* verify mode: every call; ab mode: a signature's first call, untimed,
-         * gives its error against cuBLAS */
-        if (routing.mode == GS_MODE_VERIFY || (ab && turn == 0))
-            verifying = gs_verify_begin(c, &p, kernel, ab, &verify) == 0;
-        if (ab)
-            timed = turn > 0;
-    }
-    /* started after the verify's reference work: only our kernel is timed */
-    int slot = timed ? gs_timing_begin(hs.stream) : -1;
-    plan_run_t run = {&plan, &p, &dev};
-    int err = hooks->launch(launch_plan, &run);
-    if (verifying && err)
-        gs_verify_cancel(&verify, &p);
-    else if (verifying)
-        gs_verify_end(&verify, &p);
-    if (err) {
-        gs_timing_cancel(slot);
-        gs_log_fallback(&p, kernel, gs_hook_error_name(err));
-        char why[112];
-        snprintf(why, sizeof why, "fallback: %s failed to launch", kernel);
-        gs_served_t s = forward_because(&p, why, hs.stream);
-        last_route = "fallback";
-        return s;
-    }
-    if (ab)
-        gs_timing_end_ab(slot, hs.stream, ab, 1);
-    else
-        gs_timing_end(slot, hs.stream, dec.route);
-    gs_log_call(&p, &dec, kernel);
-    last_route = kernel;
-    gs_served_t s = {1, CUBLAS_STATUS_SUCCESS, -1, hs.stream, NULL};
-    return s;
+    decide(&s, hooks);
+    if (!s.dec.family)
+        return forward(&s, NULL);
+    const gs_plan_t pl = plan(&s);
+    char why[112];
+    if (workspace(&s, &pl, hooks, why, sizeof why))
+        return forward(&s, why);
+    s.kernel = pl.kernel;
+    s.verify = s.routing.mode == GS_MODE_VERIFY && hooks->runs_kernels; /* every call */
+    if (ab_turn(&s, hooks))
+        return forward(&s, NULL);
+    return run(&s, &pl, hooks);
 }
 
 void gs_forwarded(const gs_served_t *s)
 {
-    if (s->ab_sig)
-        gs_timing_end_ab(s->timing_slot, s->stream, s->ab_sig, 0);
-    else
-        gs_timing_end(s->timing_slot, s->stream, GS_ROUTE_FORWARD);
+    OBSERVE(after_forward, s);
 }
 
 gs_served_t gs_serve_lt(const gs_lt_args_t *a)

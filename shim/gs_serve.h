@@ -14,14 +14,17 @@ typedef struct gs_served {
     gs_sig_t *ab_sig;       /* GEMMSHIM_MODE=ab, cuBLAS's turn: whose time it is */
 } gs_served_t;
 
-/* Checks the arguments, asks dispatch, runs our kernel when chosen (falling
- * back to cuBLAS if it cannot launch) and logs the call. When .done is 0
- * the caller forwards the call untouched, then calls gs_forwarded. */
+/* The serving pipeline (gs_serve.c): describes and checks the call, decides
+ * its route, runs our kernel when chosen (falling back to cuBLAS if it
+ * cannot launch); the observers (gs_observe.h) log, count, verify and time
+ * it. When .done is 0 the caller forwards the call untouched, then calls
+ * gs_forwarded (the observers' after_forward). */
 gs_served_t gs_serve(const gs_call_t *c);
 void gs_forwarded(const gs_served_t *s);
 
 /* What served the calling thread's last call: a kernel name, "forward",
- * "fallback", "quick_return", or "" before its first call. */
+ * "fallback", "quick_return", or "" before its first call (kept by an
+ * observer, gs_observers.c). */
 const char *gs_last_route(void);
 
 /* cublasLtMatmul: described from its descriptors (compat/gs_lt.c), then

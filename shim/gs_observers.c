@@ -1,0 +1,189 @@
+/* The observers of serving (gs_observe.h), in one list: what each of the
+ * log, statistics, verify, timing and report modules does at each fixed
+ * point of the pipeline. The modules keep their own APIs; this file is the
+ * only place serving meets them. */
+#include "gs_observe.h"
+#include "gs_hooks.h"
+#include "gs_log.h"
+#include "gs_state.h"
+#include "gs_timing.h"
+#include "gs_tune.h"
+#include "gs_verify.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+/* ---- A/B report: the table and files at exit ---- */
+
+static void write_ab_report(void)
+{
+    const gs_config_t *cfg = gs_cfg();
+    gs_timing_settle();
+    gs_log_ab_report(cfg->report_path[0] ? cfg->report_path : NULL);
+}
+
+static void register_ab_report(void)
+{
+    atexit(write_ab_report);
+}
+
+/* Registered at the first A/B turn (ours or cuBLAS's): after the CUDA
+ * runtime started, so it runs before the runtime's teardown. Ahead of
+ * verify in the list: its exit handler is registered after this one. */
+static void ab_report_at_exit(gs_serving_t *s)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    if (s->ab_sig)
+        pthread_once(&once, register_ab_report);
+}
+
+static const gs_observer_t report_observer = {
+    .name = "ab report",
+    .on_forward = ab_report_at_exit,
+    .before_run = ab_report_at_exit,
+};
+
+/* ---- verify: cuBLAS's result beside ours, compared on the stream ---- */
+
+/* Before our kernel: the reference, into scratch, so our kernel's inputs
+ * are the ones cuBLAS saw. */
+static void verify_before_run(gs_serving_t *s)
+{
+    if (s->verify)
+        s->verifying = gs_verify_begin(s->call, &s->p, s->kernel, s->ab_sig,
+                                       &s->verify_state) == 0;
+}
+
+static void verify_after_run(gs_serving_t *s)
+{
+    if (s->verifying)
+        gs_verify_end(&s->verify_state, &s->p);
+}
+
+static void verify_fallback(gs_serving_t *s)
+{
+    if (s->verifying)
+        gs_verify_cancel(&s->verify_state, &s->p);
+}
+
+static const gs_observer_t verify_observer = {
+    .name = "verify",
+    .before_run = verify_before_run,
+    .after_run = verify_after_run,
+    .on_fallback = verify_fallback,
+};
+
+/* ---- timing: GPU time per call, with events on the call's stream ---- */
+
+/* After verify's reference work: only our kernel (and the comparison
+ * verify enqueues after it) is timed. */
+static void timing_begin(gs_serving_t *s)
+{
+    s->timing_slot = s->timed ? gs_timing_begin(s->stream) : -1;
+}
+
+static void timing_after_run(gs_serving_t *s)
+{
+    if (s->ab_sig)
+        gs_timing_end_ab(s->timing_slot, s->stream, s->ab_sig, 1);
+    else
+        gs_timing_end(s->timing_slot, s->stream, s->dec.route);
+}
+
+static void timing_fallback(gs_serving_t *s)
+{
+    gs_timing_cancel(s->timing_slot);
+    s->timing_slot = -1;
+}
+
+static void timing_after_forward(const gs_served_t *s)
+{
+    if (s->ab_sig)
+        gs_timing_end_ab(s->timing_slot, s->stream, s->ab_sig, 0);
+    else
+        gs_timing_end(s->timing_slot, s->stream, GS_ROUTE_FORWARD);
+}
+
+static const gs_observer_t timing_observer = {
+    .name = "timing",
+    .on_forward = timing_begin,
+    .before_run = timing_begin,
+    .after_run = timing_after_run,
+    .on_fallback = timing_fallback,
+    .after_forward = timing_after_forward,
+};
+
+/* ---- log: a line per signature, the counters, the summary ---- */
+
+static void log_unrun(gs_serving_t *s)
+{
+    gs_log_call(&s->p, &s->dec, NULL);
+}
+
+static void log_after_run(gs_serving_t *s)
+{
+    gs_log_call(&s->p, &s->dec, s->kernel);
+}
+
+static void log_fallback(gs_serving_t *s)
+{
+    gs_log_fallback(&s->p, s->kernel, gs_hook_error_name(s->launch_error));
+}
+
+static const gs_observer_t log_observer = {
+    .name = "log",
+    .on_answered = log_unrun,
+    .on_forward = log_unrun,
+    .after_run = log_after_run,
+    .on_fallback = log_fallback,
+};
+
+/* ---- last route: what served this thread's last call ---- */
+
+static __thread const char *last_route = "";
+
+const char *gs_last_route(void)
+{
+    return last_route;
+}
+
+static void route_answered(gs_serving_t *s)
+{
+    (void)s;
+    last_route = "quick_return";
+}
+
+static void route_forward(gs_serving_t *s)
+{
+    last_route = s->fell_back ? "fallback" : "forward";
+}
+
+static void route_after_run(gs_serving_t *s)
+{
+    last_route = s->kernel;
+}
+
+static const gs_observer_t route_observer = {
+    .name = "last route",
+    .on_answered = route_answered,
+    .on_forward = route_forward,
+    .after_run = route_after_run,
+};
+
+/* ---- tuning statistics: the exit summary's share of tuned calls ---- */
+
+static void stats_decided(gs_serving_t *s)
+{
+    if (s->routing.tune != GS_TUNE_OFF)
+        gs_tune_count_served(s->dec.tuned);
+}
+
+static const gs_observer_t tune_stats_observer = {
+    .name = "tuning statistics",
+    .on_decided = stats_decided,
+};
+
+const gs_observer_t *const gs_observers[] = {
+    &report_observer, &verify_observer, &timing_observer, &log_observer,
+    &route_observer,  &tune_stats_observer, NULL,
+};
