@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Tuned routing against cuBLAS on benchmark shapes: bench_ab once with
+# GEMMSHIM_TUNE=online (the tuning pass; its timings are discarded), then
+# with GEMMSHIM_TUNE=cache from what it decided (the measured pass), under
+# the default policy (untuned shapes get the routing table's prior).
+#
+#   bench/tuned_ab.sh LIB BENCH_AB OUT_PREFIX (--shapes FILE | --suite NAME) [--rounds N]
+#
+# Writes OUT_PREFIX.cache (the decisions), OUT_PREFIX.csv (bench_ab's table
+# of the measured pass), OUT_PREFIX.tune.log and OUT_PREFIX.log (the shim's
+# logs of the two passes: bench_ab reads each route from its pass's log) and
+# prints the rows below 0.97x cuBLAS (the never-slower bar) and the geomean.
+set -eu
+lib=$1 bench=$2 out=$3
+shift 3
+rounds=7
+args=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --rounds) rounds=$2; shift 2 ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+rm -f "$out.cache" "$out.csv" "$out.log" "$out.tune.log"
+export GEMMSHIM_POLICY=${GEMMSHIM_POLICY:-table} GEMMSHIM_TUNE_CACHE=$out.cache
+GEMMSHIM_TUNE=online GEMMSHIM_LOG=$out.tune.log LD_PRELOAD=$lib "$bench" "${args[@]}" \
+  --rounds 2 --csv /dev/null >/dev/null
+GEMMSHIM_TUNE=cache GEMMSHIM_LOG=$out.log LD_PRELOAD=$lib "$bench" "${args[@]}" \
+  --rounds "$rounds" --csv "$out.csv" >/dev/null
+python3 - "$out.csv" <<'PY'
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+sp = [float(r["speedup"]) for r in rows if r["speedup"] not in ("", "nan")]
+slow = [r for r in rows if r["speedup"] not in ("", "nan") and float(r["speedup"]) < 0.97]
+for r in slow:
+    print(f"below 0.97: {r['dtype']} {r['layout']} {r['m']}x{r['n']}x{r['k']}: {r['speedup']}x ({r.get('route', '')})")
+g = math.exp(sum(math.log(x) for x in sp) / len(sp)) if sp else float("nan")
+print(f"tuned_ab: {len(sp)} shapes, geomean {g:.3f}x, min {min(sp):.3f}x, {len(slow)} below 0.97x")
+PY
