@@ -135,7 +135,7 @@ static gs_served_t ab_cublas_turn(const gs_problem_t *p, const gs_decision_t *de
 /* The decided family's plan for p, made once: what runs, what scratch it needs. */
 static gs_plan_t plan_of(const gs_problem_t *p, const gs_device_t *d, const gs_decision_t *dec)
 {
-    gs_plan_t plan = {dec->family, dec->config, NULL, 0};
+    gs_plan_t plan = {.family = dec->family, .config = dec->config};
     dec->family->plan(p, d, &plan);
     return plan;
 }
