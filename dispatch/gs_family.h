@@ -8,15 +8,18 @@
  * kernels/, one line in dispatch/gs_registry.c.
  *
  * For one call: can_implement (may it compute exactly this problem on this
- * device?), then plan (once per call: which kernel runs, what scratch it
- * needs), then run with that plan. Pure host code up to run: dispatch tests
- * call can_implement and plan without a GPU. */
+ * device?), then plan (once per call: which kernel runs, with which tile,
+ * split and grid, and what scratch it needs), then run(plan, p, d) with
+ * that plan and p->workspace of plan.workspace_bytes: run launches what the
+ * plan says and decides nothing again. Pure host code up to run: dispatch
+ * tests call can_implement and plan without a GPU. */
 #ifndef GS_FAMILY_H
 #define GS_FAMILY_H
 
 #include "gs_problem.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,15 +40,44 @@ typedef struct gs_knob {
     int n_only;
 } gs_knob_t;
 
+/* Room for a family's own plan in gs_plan_t: what its run launches. */
+enum { GS_PLAN_DATA_MAX = 64 };
+
 /* A routed call's plan, made once by the family's plan and passed on to
- * workspace sizing, the log and run. */
+ * workspace sizing, the log and run. Above the family only the fields
+ * before `data` are read; a plan is a plain value (copied by assignment,
+ * nothing to free). */
 typedef struct gs_plan {
     const gs_family_t *family;
     int config;
     const char *kernel;     /* what runs, tile and split in the name (static storage) */
     size_t workspace_bytes; /* scratch run needs in p->workspace (0: none);
                                the family's workspace contract: kernels/common/gs_kernels.h */
+    /* the family's own plan, filled by its plan and read by its run (the
+     * tile, the split, the grid: run plans nothing again); zero until then */
+    union {
+        unsigned char bytes[GS_PLAN_DATA_MAX];
+        uint64_t align_u64;
+        double align_f64;
+        void *align_ptr;
+    } data;
 } gs_plan_t;
+
+/* run's one answer for a workspace that cannot hold the plan's
+ * workspace_bytes (p->workspace NULL, p->workspace_size short, or the
+ * buffer not 16-byte aligned): cudaErrorMemoryAllocation, with nothing
+ * enqueued, so the caller forwards the call to cuBLAS. Every family gives
+ * it, the built-in ones, cuBLASLt's algorithms (shim/gs_lt_algos.c) and
+ * plugins (the adapter answers for them, shim/gs_plugin.c). */
+enum { GS_RUN_NO_WORKSPACE = 2 /* cudaErrorMemoryAllocation */ };
+
+/* 1 when p's workspace holds what plan asks for (gs_plan_t.workspace_bytes). */
+static inline int gs_plan_workspace_ok(const gs_plan_t *plan, const gs_problem_t *p)
+{
+    return plan->workspace_bytes == 0
+           || (p->workspace && p->workspace_size >= plan->workspace_bytes
+               && ((uintptr_t)p->workspace & 15u) == 0);
+}
 
 struct gs_family {
     const char *name; /* "pingpong" */
@@ -56,11 +88,16 @@ struct gs_family {
     /* 1 when configuration `config` computes exactly every call of class c
      * (p->cls) on d; reads only the class, never touches the GPU */
     int (*can_implement)(const gs_class_t *c, const gs_device_t *d, int config);
-    /* fills plan (family and config already set) for a problem can_implement took */
+    /* fills plan (family and config already set, the rest zero) for a
+     * problem can_implement took: kernel, workspace_bytes and data. Pure
+     * host code, deterministic: the same p and d give the same plan. */
     void (*plan)(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *plan);
-    /* enqueues the problem on p->stream: 0, or a cudaError_t with nothing
-     * enqueued (the caller falls back to cuBLAS); never synchronizes,
-     * allocates or changes the current device */
+    /* enqueues the problem on p->stream as plan says (plan made by this
+     * family's plan for this p and d; run neither plans again nor repeats
+     * can_implement): 0, or a cudaError_t with nothing enqueued (the caller
+     * falls back to cuBLAS); GS_RUN_NO_WORKSPACE when the workspace is
+     * short (gs_plan_workspace_ok). Never synchronizes, allocates or
+     * changes the current device. */
     int (*run)(const gs_plan_t *plan, const gs_problem_t *p, const gs_device_t *d);
     /* optional: its developer knobs, and where their values go (one per
      * knob, in order; called once, before the family's first call) */

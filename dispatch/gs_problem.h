@@ -129,8 +129,9 @@ typedef struct gs_problem {
     gs_dtype_t bias_type;    /* F32, F16 or BF16 */
 
     /* Scratch device memory for this call's stream, set by the shim just
-     * before *_run when the family's *_workspace_bytes asked for some (see
-     * kernels/common/gs_kernels.h for its contract); NULL / 0 otherwise. */
+     * before the family's run when its plan's workspace_bytes asked for
+     * some (dispatch/gs_family.h; kernels/common/gs_kernels.h for its
+     * contract); NULL / 0 otherwise. */
     void *workspace;
     size_t workspace_size;
 

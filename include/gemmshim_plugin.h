@@ -115,7 +115,9 @@ typedef struct gemmshim_plugin_problem {
     const void *alpha, *beta;
     void *stream;           /* cudaStream_t */
     void *workspace;        /* device scratch of workspace_bytes, 256-byte aligned,
-                               its content undefined; NULL when none was asked */
+                               its content undefined; NULL when none was asked
+                               (run is never called with less than was asked:
+                               the shim forwards the call instead) */
     size_t workspace_size;
 } gemmshim_plugin_problem_t;
 

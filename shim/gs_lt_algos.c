@@ -356,8 +356,9 @@ static int run(const gs_plan_t *pl, const gs_problem_t *p, const gs_device_t *d)
         return 1; /* cudaErrorInvalidValue: nothing enqueued */
     cublasLtHandle_t h = handles[s->ordinal];
     const size_t ws = s->ws[pl->config];
-    if (ws && (!p->workspace || p->workspace_size < GS_WS_FLAG_BYTES + ws))
-        return 2; /* cudaErrorMemoryAllocation */
+    if (!gs_plan_workspace_ok(pl, p)
+        || (ws && (!p->workspace || p->workspace_size < GS_WS_FLAG_BYTES + ws)))
+        return GS_RUN_NO_WORKSPACE; /* nothing enqueued (dispatch/gs_family.h) */
     void *w = ws ? (char *)p->workspace + GS_WS_FLAG_BYTES : NULL;
     const int bias = s->cls.bias_type != GS_DT_OTHER;
     if (bias) { /* the shared descriptor holds one call's pointer at a time */

@@ -214,6 +214,10 @@ static void adapter_plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t 
 static int adapter_run(const gs_plan_t *plan, const gs_problem_t *p, const gs_device_t *d)
 {
     plugin_t *pl = (plugin_t *)plan->family;
+    /* the family contract's answer (dispatch/gs_family.h): the plugin is
+     * never called with less scratch than its workspace_bytes asked */
+    if (!gs_plan_workspace_ok(plan, p))
+        return GS_RUN_NO_WORKSPACE;
     gemmshim_plugin_problem_t v;
     gemmshim_plugin_device_t dv;
     if (view_of(p, 1, &v))

@@ -219,7 +219,7 @@ static void decide(gs_serving_t *s, const gs_hooks_t *hooks)
  * scratch it needs. */
 static gs_plan_t plan(const gs_serving_t *s)
 {
-    gs_plan_t pl = {s->dec.family, s->dec.config, NULL, 0};
+    gs_plan_t pl = {.family = s->dec.family, .config = s->dec.config};
     s->dec.family->plan(&s->p, &s->dev, &pl);
     return pl;
 }

@@ -391,13 +391,13 @@ static int run_candidate(const tsig_t *s, const gs_tune_cand_t *cand, const gs_p
     q.C = out;
     q.workspace = NULL;
     q.workspace_size = 0;
-    gs_plan_t plan = {f, cand->config, NULL, 0};
+    gs_plan_t plan = {.family = f, .config = cand->config};
     f->plan(&q, d, &plan);
     if (plan.workspace_bytes) {
         char why[112];
         if (gs_workspace_get(d->ordinal, s->owner, plan.workspace_bytes, &q.workspace,
                              &q.workspace_size, why, sizeof why))
-            return 2;
+            return GS_RUN_NO_WORKSPACE;
     }
     return f->run(&plan, &q, d);
 }

@@ -20,6 +20,18 @@
  *                          workspace in p->workspace / p->workspace_size, or
  *                          forwards the call when it cannot (cap exceeded,
  *                          first use inside graph capture).
+ *   *_plan(p, d, plan)     the family table's plan (dispatch/gs_family.h) for
+ *                          a problem can_implement took: plan->kernel,
+ *                          plan->workspace_bytes (as *_name and
+ *                          *_workspace_bytes give them) and plan->data, the
+ *                          kernel's own plan (tile, split, grid). Pure host
+ *                          code.
+ *   *_run_plan(plan, p, d) enqueue p as planned, without planning again or
+ *                          repeating can_implement: as *_run, and
+ *                          GS_RUN_NO_WORKSPACE (cudaErrorMemoryAllocation,
+ *                          nothing enqueued) when p's workspace cannot hold
+ *                          plan->workspace_bytes. *_run is can_implement,
+ *                          *_plan and *_run_plan in one (the direct tests).
  *
  * Workspace contract (shim/gs_workspace.c): one buffer per (device, stream),
  * reused by consecutive calls on that stream, so kernels on one stream never
@@ -33,6 +45,7 @@
 #ifndef GS_KERNELS_H
 #define GS_KERNELS_H
 
+#include "gs_family.h"
 #include "gs_problem.h"
 
 #ifdef __cplusplus
@@ -44,8 +57,11 @@ enum { GS_WS_FLAG_BYTES = 64 * 1024 }; /* 16384 32-bit counters */
 /* ---- warp-tiled SIMT SGEMM (kernels/sgemm_simt/sgemm_simt.cu) ---- */
 int gs_sgemm_simt_can_implement(const gs_class_t *c, const gs_device_t *d);
 int gs_sgemm_simt_run(const gs_problem_t *p, const gs_device_t *d);
-const char *gs_sgemm_simt_name(const gs_problem_t *p); /* tile shape in it */
+/* tile shape and split in it, as planned for d (one SM when d is NULL or absent) */
+const char *gs_sgemm_simt_name(const gs_problem_t *p, const gs_device_t *d);
 size_t gs_sgemm_simt_workspace_bytes(const gs_problem_t *p, const gs_device_t *d);
+void gs_sgemm_simt_plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *plan);
+int gs_sgemm_simt_run_plan(const gs_plan_t *plan, const gs_problem_t *p, const gs_device_t *d);
 
 /* ---- Hopper warp-specialized pingpong bf16/fp16 (kernels/pingpong/pingpong_sm90.cu) ---- */
 typedef enum gs_pingpong_config {
@@ -65,6 +81,9 @@ const char *gs_pingpong_kernel_name(const gs_problem_t *p, const gs_device_t *d,
                                     gs_pingpong_config_t cfg);
 size_t gs_pingpong_workspace_bytes(const gs_problem_t *p, const gs_device_t *d,
                                    gs_pingpong_config_t cfg);
+/* plan->config is the gs_pingpong_config_t */
+void gs_pingpong_plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *plan);
+int gs_pingpong_run_plan(const gs_plan_t *plan, const gs_problem_t *p, const gs_device_t *d);
 /* The developer knobs (GEMMSHIM_DEV_PINGPONG_*; kernels/pingpong/pingpong_family.c):
  * raster group (0: the plan's), deferred epilogue (1), a CTA cap (0: none),
  * stream-K mode (0 off, 1 the rule, 2 every ragged wave, 3 as 2 and short
@@ -109,6 +128,8 @@ int gs_skinny_run(const gs_problem_t *p, const gs_device_t *d);
  * NULL or absent) */
 const char *gs_skinny_name(const gs_problem_t *p, const gs_device_t *d);
 size_t gs_skinny_workspace_bytes(const gs_problem_t *p, const gs_device_t *d);
+void gs_skinny_plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *plan);
+int gs_skinny_run_plan(const gs_plan_t *plan, const gs_problem_t *p, const gs_device_t *d);
 /* The developer knobs (GEMMSHIM_DEV_SKINNY_*; kernels/skinny/skinny_family.c): the
  * wgmma ring on sm_90 (1) or not (0), a forced cluster split (0: the plan's),
  * a forced workspace split (0: the plan's). Set before the first call. */

@@ -1,7 +1,8 @@
 /* The Hopper pingpong bf16/fp16 GEMM as a kernel family
  * (dispatch/gs_family.h): one configuration per tile arrangement
- * (gs_pingpong_config_t); split-K and stream-K are chosen per call by the
- * kernel's host code (kernels/pingpong/pingpong_sm90.cu). */
+ * (gs_pingpong_config_t); split-K, stream-K and the grid are chosen once
+ * per call by plan (the kernel's host planner, kernels/pingpong/pingpong_plan.cuh)
+ * and carried in the plan to run. */
 #include "gs_family.h"
 #include "gs_kernels.h"
 
@@ -17,14 +18,12 @@ static int can_implement(const gs_class_t *c, const gs_device_t *d, int config)
 
 static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *pl)
 {
-    const gs_pingpong_config_t cfg = (gs_pingpong_config_t)pl->config;
-    pl->kernel = gs_pingpong_kernel_name(p, d, cfg);
-    pl->workspace_bytes = gs_pingpong_workspace_bytes(p, d, cfg);
+    gs_pingpong_plan(p, d, pl);
 }
 
 static int run(const gs_plan_t *pl, const gs_problem_t *p, const gs_device_t *d)
 {
-    return gs_pingpong_run(p, d, (gs_pingpong_config_t)pl->config);
+    return gs_pingpong_run_plan(pl, p, d);
 }
 
 /* A reading taken at `measured` holds for p scaled down by how much less of

@@ -14,7 +14,7 @@ namespace {
 
 template <typename Cfg, typename TIn, typename TOut, bool P_KMAJOR, bool Q_KMAJOR, bool SPLIT,
           bool SK = false>
-int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp, const SkPlan *skp = nullptr)
+int launch(const gs_problem_t *pr, const gs_device_t *d, const PpPlan &pl)
 {
     constexpr int OUT_BYTES = (int)sizeof(TOut);
     constexpr int SMEM = smem_bytes<Cfg>();
@@ -94,10 +94,10 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp, co
                     : pr->bias_type == GS_DT_F32 ? BIAS_F32
                     : pr->bias_type == GS_DT_F16 ? BIAS_F16 : BIAS_BF16;
     if (SK) {
-        prm.sk_dp_tiles = skp->dp_tiles;
-        prm.sk_iters = skp->iters;
+        prm.sk_dp_tiles = pl.sk_dp_tiles;
+        prm.sk_iters = pl.sk_iters;
     } else {
-        prm.splits = SPLIT ? sp.splits : 1;
+        prm.splits = SPLIT ? pl.splits : 1;
         prm.total_units = prm.total_tiles * prm.splits;
     }
     prm.counters = SPLIT || SK ? static_cast<int *>(pr->workspace) : nullptr;
@@ -106,8 +106,7 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp, co
                                : nullptr;
 
     cudaLaunchConfig_t cfg = {};
-    const int grid = SK ? skp->grid : grid_of(&pr->cls, d, Cfg::BLOCK_M);
-    cfg.gridDim = dim3((unsigned)(SPLIT ? prm.total_units : grid));
+    cfg.gridDim = dim3((unsigned)(SPLIT ? prm.total_units : pl.grid));
     cfg.blockDim = dim3(NUM_THREADS);
     cfg.dynamicSmemBytes = SMEM;
     cfg.stream = static_cast<cudaStream_t>(pr->stream);
@@ -125,63 +124,50 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const SplitPlan &sp, co
 }
 
 template <typename Cfg, typename TIn, typename TOut, bool SPLIT, bool SK = false>
-int launch_split(const gs_problem_t *p, const gs_device_t *d, const SplitPlan &sp,
-                 const SkPlan *skp = nullptr)
+int launch_split(const gs_problem_t *p, const gs_device_t *d, const PpPlan &pl)
 {
     const bool p_kmajor = p->trans_b == GS_OP_N;
     const bool q_kmajor = p->trans_a == GS_OP_T;
-    if (p_kmajor && q_kmajor) return launch<Cfg, TIn, TOut, true, true, SPLIT, SK>(p, d, sp, skp);
-    if (p_kmajor) return launch<Cfg, TIn, TOut, true, false, SPLIT, SK>(p, d, sp, skp);
-    if (q_kmajor) return launch<Cfg, TIn, TOut, false, true, SPLIT, SK>(p, d, sp, skp);
-    return launch<Cfg, TIn, TOut, false, false, SPLIT, SK>(p, d, sp, skp);
+    if (p_kmajor && q_kmajor) return launch<Cfg, TIn, TOut, true, true, SPLIT, SK>(p, d, pl);
+    if (p_kmajor) return launch<Cfg, TIn, TOut, true, false, SPLIT, SK>(p, d, pl);
+    if (q_kmajor) return launch<Cfg, TIn, TOut, false, true, SPLIT, SK>(p, d, pl);
+    return launch<Cfg, TIn, TOut, false, false, SPLIT, SK>(p, d, pl);
 }
 
-/* The split-K / stream-K workspace contract (gs_kernels.h): at least
- * bytes, 16-byte aligned; otherwise the launcher enqueues nothing. */
-bool workspace_fits(const gs_problem_t *p, size_t bytes)
-{
-    return p->workspace && p->workspace_size >= bytes && !((uintptr_t)p->workspace & 15u);
-}
-
+/* The planned instantiation (pp_plan_of): split-K, stream-K or whole tiles.
+ * The workspace was checked against the plan before (gs_pingpong_run_plan). */
 template <typename Cfg, typename TIn, typename TOut>
-int launch_layout(const gs_problem_t *p, const gs_device_t *d)
+int launch_layout(const gs_problem_t *p, const gs_device_t *d, const PpPlan &pl)
 {
-    const SplitPlan sp = plan_split(&p->cls, d, Cfg::BLOCK_M);
     if constexpr (!Cfg::SPLITTABLE) {
         /* Short K never splits (plan_split wants >= 2 * SPLIT_MIN_KBLOCKS);
          * can_implement refuses split shapes for the 192-wide tile. */
-        if (sp.splits > 1)
+        if (pl.splits > 1)
             return (int)cudaErrorInvalidValue;
-    } else if (sp.splits > 1) {
-        /* Enqueue nothing without the workspace: the caller falls back. */
-        if (!workspace_fits(p, sp.ws_bytes))
-            return (int)cudaErrorInvalidValue;
-        return launch_split<Cfg, TIn, TOut, true>(p, d, sp);
+    } else if (pl.splits > 1) {
+        return launch_split<Cfg, TIn, TOut, true>(p, d, pl);
     }
     if constexpr (Cfg::COOPERATIVE && std::is_same<TIn, TOut>::value) {
-        /* Stream-K where plan_sk plans it; the workspace contract as for a
-         * split (gs_kernels.h): without it, refused, nothing enqueued. */
-        const SkPlan sk = plan_sk(&p->cls, d, Cfg::BLOCK_M);
-        if (sk.iters > 0) {
-            if (!workspace_fits(p, sk.ws_bytes))
-                return (int)cudaErrorInvalidValue;
-            return launch_split<Cfg, TIn, TOut, false, true>(p, d, sp, &sk);
-        }
+        /* stream-K where plan_sk planned it */
+        if (pl.sk_iters > 0)
+            return launch_split<Cfg, TIn, TOut, false, true>(p, d, pl);
+    } else if (pl.sk_iters > 0) {
+        return (int)cudaErrorInvalidValue; /* plan_sk plans none for these */
     }
-    return launch_split<Cfg, TIn, TOut, false>(p, d, sp);
+    return launch_split<Cfg, TIn, TOut, false>(p, d, pl);
 }
 
 template <typename Cfg>
-int launch_types(const gs_problem_t *p, const gs_device_t *d)
+int launch_types(const gs_problem_t *p, const gs_device_t *d, const PpPlan &pl)
 {
     if (p->a_type == GS_DT_BF16) {
         if (p->c_type == GS_DT_F32)
-            return launch_layout<Cfg, __nv_bfloat16, float>(p, d);
-        return launch_layout<Cfg, __nv_bfloat16, __nv_bfloat16>(p, d);
+            return launch_layout<Cfg, __nv_bfloat16, float>(p, d, pl);
+        return launch_layout<Cfg, __nv_bfloat16, __nv_bfloat16>(p, d, pl);
     }
     if (p->c_type == GS_DT_F32)
-        return launch_layout<Cfg, __half, float>(p, d);
-    return launch_layout<Cfg, __half, __half>(p, d);
+        return launch_layout<Cfg, __half, float>(p, d, pl);
+    return launch_layout<Cfg, __half, __half>(p, d, pl);
 }
 
 } // namespace

@@ -178,6 +178,67 @@ bool bstride_ok(int64_t s, size_t es)
     return s > 0 && ((uint64_t)s * es) % 16 == 0 && (uint64_t)s * es < (1ull << 40);
 }
 
+/* ---- a call's plan (gs_plan_t.data) ----
+ * What gs_pingpong_run_plan launches: the kernel arrangement, the split-K
+ * or stream-K plan and the grid, decided once by pp_plan_of (the family's
+ * plan). The launch reads it and decides none of these again. */
+enum PpVariant : int32_t {
+    PP_V128 = 0,       /* Cfg128x128 */
+    PP_V128_SHORT = 1, /* Cfg128x128Short: k <= SHORT_K_MAX_KBLOCKS k-blocks */
+    PP_V256 = 2,       /* Cfg256x128, cooperative */
+    PP_V192 = 3,       /* Cfg192x128 */
+};
+constexpr uint32_t PP_PLAN_TAG = 0x50504c31u; /* "PPL1": a plan pp_plan_of made */
+
+struct PpPlan {
+    uint32_t tag;
+    int32_t config;      /* gs_pingpong_config_t */
+    int32_t variant;     /* PpVariant */
+    int32_t splits;      /* split-K units per tile; 1: no split */
+    int32_t sk_dp_tiles; /* stream-K: tiles dealt whole, */
+    int32_t sk_iters;    /* and k-blocks dealt out (0: no stream-K) */
+    int32_t grid;        /* CTAs: units of a split, else the persistent grid */
+    int32_t pad_;
+    uint64_t ws_bytes;   /* workspace, flag bytes included (0: none) */
+};
+static_assert(sizeof(PpPlan) <= GS_PLAN_DATA_MAX, "the plan fits gs_plan_t.data");
+
+PpPlan pp_plan_of(const gs_class_t *p, const gs_device_t *d, gs_pingpong_config_t cfg)
+{
+    PpPlan pl = {};
+    pl.tag = PP_PLAN_TAG;
+    pl.config = (int32_t)cfg;
+    pl.variant = cfg == GS_PINGPONG_COOP_256x128x64   ? PP_V256
+                 : cfg == GS_PINGPONG_192x128x64      ? PP_V192
+                 : k_blocks_of(p->k) <= SHORT_K_MAX_KBLOCKS ? PP_V128_SHORT
+                                                            : PP_V128;
+    const int bm = block_m_of(cfg);
+    const SplitPlan sp = plan_split(p, d, bm);
+    pl.splits = sp.splits;
+    if (sp.splits > 1) {
+        pl.grid = (int32_t)((int64_t)sp.tiles * sp.splits);
+        pl.ws_bytes = sp.ws_bytes;
+        return pl;
+    }
+    const SkPlan sk = plan_sk(p, d, bm);
+    if (sk.iters > 0) {
+        pl.sk_dp_tiles = sk.dp_tiles;
+        pl.sk_iters = sk.iters;
+        pl.grid = sk.grid;
+        pl.ws_bytes = sk.ws_bytes;
+        return pl;
+    }
+    pl.grid = grid_of(p, d, bm);
+    return pl;
+}
+
+[[maybe_unused]] bool same_plan(const PpPlan &a, const PpPlan &b)
+{
+    return a.tag == b.tag && a.config == b.config && a.variant == b.variant && a.splits == b.splits
+           && a.sk_dp_tiles == b.sk_dp_tiles && a.sk_iters == b.sk_iters && a.grid == b.grid
+           && a.ws_bytes == b.ws_bytes;
+}
+
 } // namespace
 
 #endif /* GS_PINGPONG_PLAN_CUH */

@@ -89,6 +89,8 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <cassert>
+#include <cstring>
 #include <climits>
 #include <type_traits>
 #include <stdint.h>
@@ -107,6 +109,22 @@
 #include "pingpong_launch.cuh"
 
 /* ---- C API (gs_kernels.h) ---- */
+
+namespace {
+/* base, "base_splitk<S>" or "base_streamk": base itself or a thread-local
+ * buffer, valid until this thread's next name */
+const char *kernel_name_of(const char *base, int splits, bool streamk)
+{
+    static __thread char name[64];
+    if (splits > 1)
+        snprintf(name, sizeof name, "%s_splitk%d", base, splits);
+    else if (streamk)
+        snprintf(name, sizeof name, "%s_streamk", base);
+    else
+        return base;
+    return name;
+}
+} // namespace
 
 extern "C" void gs_pingpong_set_knobs(int group, int defer, int max_ctas, int sk)
 {
@@ -183,18 +201,45 @@ extern "C" int gs_pingpong_can_implement(const gs_class_t *p, const gs_device_t 
     return 1;
 }
 
+/* The family's plan: the arrangement, split-K / stream-K and the grid
+ * (pp_plan_of), once per call; gs_pingpong_run_plan launches it. */
+extern "C" void gs_pingpong_plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *plan)
+{
+    const gs_pingpong_config_t cfg = (gs_pingpong_config_t)plan->config;
+    const PpPlan pl = pp_plan_of(&p->cls, d, cfg);
+    memcpy(plan->data.bytes, &pl, sizeof pl);
+    plan->workspace_bytes = (size_t)pl.ws_bytes;
+    plan->kernel = kernel_name_of(gs_pingpong_name(cfg), pl.splits, pl.sk_iters > 0);
+}
+
+extern "C" int gs_pingpong_run_plan(const gs_plan_t *plan, const gs_problem_t *p,
+                                    const gs_device_t *d)
+{
+    PpPlan pl;
+    memcpy(&pl, plan->data.bytes, sizeof pl);
+    if (pl.tag != PP_PLAN_TAG || pl.config != plan->config)
+        return (int)cudaErrorInvalidValue; /* not a plan of gs_pingpong_plan */
+    /* Enqueue nothing without the workspace: the caller falls back. */
+    if (!gs_plan_workspace_ok(plan, p))
+        return GS_RUN_NO_WORKSPACE;
+    assert(same_plan(pl, pp_plan_of(&p->cls, d, (gs_pingpong_config_t)pl.config)));
+    switch (pl.variant) {
+    case PP_V256: return launch_types<Cfg256x128>(p, d, pl);
+    case PP_V192: return launch_types<Cfg192x128>(p, d, pl);
+    case PP_V128_SHORT: return launch_types<Cfg128x128Short>(p, d, pl);
+    default: return launch_types<Cfg128x128>(p, d, pl);
+    }
+}
+
 extern "C" int gs_pingpong_run(const gs_problem_t *p, const gs_device_t *d,
                                gs_pingpong_config_t cfg)
 {
     if (!p || !gs_pingpong_can_implement(&p->cls, d, cfg))
         return (int)cudaErrorInvalidValue;
-    if (cfg == GS_PINGPONG_COOP_256x128x64)
-        return launch_types<Cfg256x128>(p, d);
-    if (cfg == GS_PINGPONG_192x128x64)
-        return launch_types<Cfg192x128>(p, d);
-    if (k_blocks_of(p->k) <= SHORT_K_MAX_KBLOCKS)
-        return launch_types<Cfg128x128Short>(p, d);
-    return launch_types<Cfg128x128>(p, d);
+    gs_plan_t plan = {};
+    plan.config = (int)cfg;
+    gs_pingpong_plan(p, d, &plan);
+    return gs_pingpong_run_plan(&plan, p, d);
 }
 
 extern "C" const char *gs_pingpong_name(gs_pingpong_config_t cfg)
@@ -212,19 +257,13 @@ extern "C" const char *gs_pingpong_name(gs_pingpong_config_t cfg)
 extern "C" const char *gs_pingpong_kernel_name(const gs_problem_t *p, const gs_device_t *d,
                                                gs_pingpong_config_t cfg)
 {
-    static __thread char name[64];
     const char *base = gs_pingpong_name(cfg);
     if (!p || !d || !gs_pingpong_can_implement(&p->cls, d, cfg))
         return base;
     SplitPlan sp = plan_split(&p->cls, d, block_m_of(cfg));
-    if (sp.splits <= 1) {
-        if (plan_sk(&p->cls, d, block_m_of(cfg)).iters == 0)
-            return base;
-        snprintf(name, sizeof name, "%s_streamk", base);
-        return name;
-    }
-    snprintf(name, sizeof name, "%s_splitk%d", base, sp.splits);
-    return name;
+    if (sp.splits <= 1)
+        return kernel_name_of(base, 1, plan_sk(&p->cls, d, block_m_of(cfg)).iters > 0);
+    return kernel_name_of(base, sp.splits, false);
 }
 
 /* The share of the persistent grid's tile slots that hold a tile when the

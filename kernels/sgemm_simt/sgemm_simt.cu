@@ -51,6 +51,8 @@
 #include <stdint.h>
 
 #include <atomic>
+#include <cassert>
+#include <cstring>
 #include <cmath>
 
 #include "gs_kernels.h"
@@ -116,17 +118,65 @@ extern "C" int gs_sgemm_simt_can_implement(const gs_class_t *p, const gs_device_
     return 1;
 }
 
-/* A split problem needs p->workspace of gs_sgemm_simt_workspace_bytes:
- * without it nothing is launched and cudaErrorMemoryAllocation returned, so
- * the shim forwards the call to cuBLAS. */
-extern "C" int gs_sgemm_simt_run(const gs_problem_t *p, const gs_device_t *d)
+namespace {
+
+/* ---- a call's plan (gs_plan_t.data) ----
+ * What gs_sgemm_simt_run_plan launches: the tile configuration and the
+ * stream-K split (make_plan), decided once. */
+constexpr uint32_t SGEMM_PLAN_TAG = 0x53474d31u; /* "SGM1": a plan gs_sgemm_simt_plan made */
+
+struct sgemm_call_plan {
+    uint32_t tag;
+    sgemm_plan plan;
+};
+static_assert(sizeof(sgemm_call_plan) <= GS_PLAN_DATA_MAX, "the plan fits gs_plan_t.data");
+
+[[maybe_unused]] bool same_plan(const sgemm_plan &a, const sgemm_plan &b)
 {
-    if (!p || !gs_sgemm_simt_can_implement(&p->cls, d))
-        return (int)cudaErrorInvalidValue;
-    const sgemm_plan plan = make_plan(p, device_sm_count(d));
-    if (plan.ctas && (!p->workspace || p->workspace_size < plan.workspace ||
-                      ((uintptr_t)p->workspace & 15u)))
-        return (int)cudaErrorMemoryAllocation;
+    return a.cfg == b.cfg && a.ctas == b.ctas && a.tiles == b.tiles && a.k_tiles == b.k_tiles
+           && a.workspace == b.workspace;
+}
+
+const char *name_of(const sgemm_plan &plan)
+{
+    switch (plan.cfg) {
+    case CFG_256x128x8:
+        return plan.ctas ? "sgemm_warptile_256x128x8_streamk" : "sgemm_warptile_256x128x8";
+    case CFG_128x256x8:
+        return plan.ctas ? "sgemm_warptile_128x256x8_streamk" : "sgemm_warptile_128x256x8";
+    case CFG_128x128x8:
+        return plan.ctas ? "sgemm_warptile_128x128x8_streamk" : "sgemm_warptile_128x128x8";
+    case CFG_128x64x8: return "sgemm_warptile_128x64x8";
+    default: return plan.ctas ? "sgemm_warptile_64x64x8_streamk" : "sgemm_warptile_64x64x8";
+    }
+}
+
+} // namespace
+
+extern "C" void gs_sgemm_simt_plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *plan)
+{
+    sgemm_call_plan cp = {};
+    cp.tag = SGEMM_PLAN_TAG;
+    cp.plan = make_plan(p, device_sm_count(d));
+    memcpy(plan->data.bytes, &cp, sizeof cp);
+    plan->workspace_bytes = cp.plan.workspace;
+    plan->kernel = name_of(cp.plan);
+}
+
+/* A split plan needs p->workspace of plan->workspace_bytes: without it
+ * nothing is launched and GS_RUN_NO_WORKSPACE (cudaErrorMemoryAllocation)
+ * returned, so the shim forwards the call to cuBLAS. */
+extern "C" int gs_sgemm_simt_run_plan(const gs_plan_t *pl, const gs_problem_t *p,
+                                      const gs_device_t *d)
+{
+    sgemm_call_plan cp;
+    memcpy(&cp, pl->data.bytes, sizeof cp);
+    if (cp.tag != SGEMM_PLAN_TAG)
+        return (int)cudaErrorInvalidValue; /* not a plan of gs_sgemm_simt_plan */
+    if (!gs_plan_workspace_ok(pl, p))
+        return GS_RUN_NO_WORKSPACE;
+    const sgemm_plan &plan = cp.plan;
+    assert(same_plan(plan, make_plan(p, device_sm_count(d))));
     switch (plan.cfg) {
     case CFG_256x128x8:
         return (int)sgemm_launch<sgemm_cfg_256x128x8, MODES_256x128_A, MODES_256x128_B,
@@ -146,21 +196,18 @@ extern "C" int gs_sgemm_simt_run(const gs_problem_t *p, const gs_device_t *d)
     }
 }
 
-extern "C" const char *gs_sgemm_simt_name(const gs_problem_t *p)
+extern "C" int gs_sgemm_simt_run(const gs_problem_t *p, const gs_device_t *d)
 {
-    gs_device_t d = {};
-    const int sm_count = gs_device_query(&d) == 0 && d.present ? d.sm_count : 1;
-    const sgemm_plan plan = make_plan(p, sm_count);
-    switch (plan.cfg) {
-    case CFG_256x128x8:
-        return plan.ctas ? "sgemm_warptile_256x128x8_streamk" : "sgemm_warptile_256x128x8";
-    case CFG_128x256x8:
-        return plan.ctas ? "sgemm_warptile_128x256x8_streamk" : "sgemm_warptile_128x256x8";
-    case CFG_128x128x8:
-        return plan.ctas ? "sgemm_warptile_128x128x8_streamk" : "sgemm_warptile_128x128x8";
-    case CFG_128x64x8: return "sgemm_warptile_128x64x8";
-    default: return plan.ctas ? "sgemm_warptile_64x64x8_streamk" : "sgemm_warptile_64x64x8";
-    }
+    if (!p || !gs_sgemm_simt_can_implement(&p->cls, d))
+        return (int)cudaErrorInvalidValue;
+    gs_plan_t plan = {};
+    gs_sgemm_simt_plan(p, d, &plan);
+    return gs_sgemm_simt_run_plan(&plan, p, d);
+}
+
+extern "C" const char *gs_sgemm_simt_name(const gs_problem_t *p, const gs_device_t *d)
+{
+    return name_of(make_plan(p, device_sm_count(d)));
 }
 
 /* Split problems: the flag bytes (unused: the reduction is a second kernel,

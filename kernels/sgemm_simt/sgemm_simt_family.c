@@ -1,6 +1,7 @@
 /* The warp-tiled SIMT SGEMM as a kernel family (dispatch/gs_family.h):
- * one configuration; the tile and the stream-K split are chosen per call by
- * the kernel's host code (kernels/sgemm_simt/sgemm_simt.cu). */
+ * one configuration; the tile and the stream-K split are chosen once per
+ * call by plan (the kernel's host planner, kernels/sgemm_simt/sgemm_simt_plan.cuh)
+ * and carried in the plan to run. */
 #include "gs_family.h"
 #include "gs_kernels.h"
 
@@ -18,14 +19,12 @@ static int can_implement(const gs_class_t *c, const gs_device_t *d, int config)
 
 static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *pl)
 {
-    pl->kernel = gs_sgemm_simt_name(p);
-    pl->workspace_bytes = gs_sgemm_simt_workspace_bytes(p, d);
+    gs_sgemm_simt_plan(p, d, pl);
 }
 
 static int run(const gs_plan_t *pl, const gs_problem_t *p, const gs_device_t *d)
 {
-    (void)pl;
-    return gs_sgemm_simt_run(p, d);
+    return gs_sgemm_simt_run_plan(pl, p, d);
 }
 
 const gs_family_t gs_family_sgemm_simt = {

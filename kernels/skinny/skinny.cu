@@ -69,6 +69,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <cassert>
 #include <atomic>
 
 #include <cooperative_groups.h>
@@ -154,32 +155,48 @@ size_t ws_bytes_of(const gs_problem_t *p, const skinny_plan &pl)
     return (size_t)GS_WS_FLAG_BYTES + slots * (size_t)pl.cluster * (size_t)rs.tile_bytes;
 }
 
-extern "C" int gs_skinny_run(const gs_problem_t *p, const gs_device_t *d)
+/* ---- a call's plan (gs_plan_t.data) ----
+ * What gs_skinny_run_plan launches: the kernel (register or ring), the k
+ * split and whether it meets through the workspace (plan_of), the register
+ * kernel's split for the ring's fallback, the workspace. Decided once. */
+namespace {
+
+constexpr uint32_t SKINNY_PLAN_TAG = 0x534b4e31u; /* "SKN1": a plan call_plan_of made */
+
+struct skinny_call_plan {
+    uint32_t tag;
+    int32_t reg_cluster; /* the register kernel's split where the ring's
+                            tensor maps cannot be made (launch_bucket) */
+    skinny_plan pl;
+    uint64_t ws_bytes;   /* ws_bytes_of(pl) */
+};
+static_assert(sizeof(skinny_call_plan) <= GS_PLAN_DATA_MAX, "the plan fits gs_plan_t.data");
+
+skinny_call_plan call_plan_of(const gs_problem_t *p, const gs_device_t *d, bool ws_ok = true)
 {
-    if (!p || !gs_skinny_can_implement(&p->cls, d))
-        return (int)cudaErrorInvalidValue;
-    skinny_plan pl = plan_of(p, d);
-    /* without the workspace it needs, the cluster plan */
-    if (pl.ws && (!p->workspace || p->workspace_size < ws_bytes_of(p, pl)))
-        pl = plan_of(p, d, false);
-    return (int)skinny_dispatch(p, d, pl);
+    skinny_call_plan cp = {};
+    cp.tag = SKINNY_PLAN_TAG;
+    cp.pl = plan_of(p, d, ws_ok);
+    cp.reg_cluster = choose_cluster(p, d, reg_shape(bucket_of(p->n)), MIN_ITERS_PER_BLOCK);
+    cp.ws_bytes = ws_bytes_of(p, cp.pl);
+    return cp;
 }
 
-extern "C" const char *gs_skinny_name(const gs_problem_t *p, const gs_device_t *dev)
+[[maybe_unused]] bool same_plan(const skinny_call_plan &a, const skinny_call_plan &b)
 {
-    gs_device_t d = {};
-    if (dev && dev->present) {
-        d = *dev;
-    } else {
-        d.cc_major = 8; /* no device: name the sm_80 choice */
-        d.sm_count = 1;
-    }
-    const skinny_plan pl = plan_of(p, &d);
+    return a.tag == b.tag && a.reg_cluster == b.reg_cluster && a.pl.ring == b.pl.ring
+           && a.pl.cluster == b.pl.cluster && a.pl.pdl == b.pl.pdl && a.pl.ws == b.pl.ws
+           && a.ws_bytes == b.ws_bytes;
+}
+
+/* The kernel, n bucket and split of a plan, for logs: per thread, valid
+ * until this thread's next name. */
+const char *name_of(const gs_problem_t *p, const skinny_plan &pl)
+{
     const n_bucket nb = bucket_of(p->n);
     static const char *const in_names[2] = {"bf16", "f16"};
     static const int n_max[BUCKET_COUNT] = {skinny_cfg_n8::N_MAX, skinny_cfg_n16::N_MAX,
                                             skinny_cfg_n32::N_MAX, skinny_cfg_n64::N_MAX};
-    /* Per thread: the pointer stays valid until this thread's next call. */
     static thread_local char name[80];
     if (pl.ring) {
         const cfg_shape cs = ring_shape(nb);
@@ -192,6 +209,58 @@ extern "C" const char *gs_skinny_name(const gs_problem_t *p, const gs_device_t *
                  pl.cluster);
     }
     return name;
+}
+
+void store_plan(const gs_problem_t *p, const skinny_call_plan &cp, gs_plan_t *plan)
+{
+    memcpy(plan->data.bytes, &cp, sizeof cp);
+    plan->workspace_bytes = (size_t)cp.ws_bytes;
+    plan->kernel = name_of(p, cp.pl);
+}
+
+} // namespace
+
+extern "C" void gs_skinny_plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *plan)
+{
+    store_plan(p, call_plan_of(p, d), plan);
+}
+
+extern "C" int gs_skinny_run_plan(const gs_plan_t *plan, const gs_problem_t *p, const gs_device_t *d)
+{
+    skinny_call_plan cp;
+    memcpy(&cp, plan->data.bytes, sizeof cp);
+    if (cp.tag != SKINNY_PLAN_TAG)
+        return (int)cudaErrorInvalidValue; /* not a plan of gs_skinny_plan */
+    /* Enqueue nothing without the workspace: the caller falls back. */
+    if (!gs_plan_workspace_ok(plan, p))
+        return GS_RUN_NO_WORKSPACE;
+    assert(same_plan(cp, call_plan_of(p, d)) || same_plan(cp, call_plan_of(p, d, false)));
+    return (int)skinny_dispatch(p, d, cp.pl, cp.reg_cluster);
+}
+
+/* Without the workspace a workspace split needs, the cluster plan (the
+ * family's run refuses instead: the shim gets the workspace or forwards). */
+extern "C" int gs_skinny_run(const gs_problem_t *p, const gs_device_t *d)
+{
+    if (!p || !gs_skinny_can_implement(&p->cls, d))
+        return (int)cudaErrorInvalidValue;
+    gs_plan_t plan = {};
+    store_plan(p, call_plan_of(p, d), &plan);
+    if (!gs_plan_workspace_ok(&plan, p))
+        store_plan(p, call_plan_of(p, d, false), &plan);
+    return gs_skinny_run_plan(&plan, p, d);
+}
+
+extern "C" const char *gs_skinny_name(const gs_problem_t *p, const gs_device_t *dev)
+{
+    gs_device_t d = {};
+    if (dev && dev->present) {
+        d = *dev;
+    } else {
+        d.cc_major = 8; /* no device: name the sm_80 choice */
+        d.sm_count = 1;
+    }
+    return name_of(p, plan_of(p, &d));
 }
 
 extern "C" size_t gs_skinny_workspace_bytes(const gs_problem_t *p, const gs_device_t *d)

@@ -1,6 +1,7 @@
 /* The decode (skinny) GEMM as a kernel family (dispatch/gs_family.h): one
  * configuration; the n bucket, the ring (mma.sync or wgmma) and the k split
- * are chosen per call by the kernel's host code (kernels/skinny/skinny.cu). */
+ * are chosen once per call by plan (the kernel's host planner,
+ * kernels/skinny/skinny_plan.cuh) and carried in the plan to run. */
 #include "gs_family.h"
 #include "gs_kernels.h"
 
@@ -18,14 +19,12 @@ static int can_implement(const gs_class_t *c, const gs_device_t *d, int config)
 
 static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *pl)
 {
-    pl->kernel = gs_skinny_name(p, d);
-    pl->workspace_bytes = gs_skinny_workspace_bytes(p, d);
+    gs_skinny_plan(p, d, pl);
 }
 
 static int run(const gs_plan_t *pl, const gs_problem_t *p, const gs_device_t *d)
 {
-    (void)pl;
-    return gs_skinny_run(p, d);
+    return gs_skinny_run_plan(pl, p, d);
 }
 
 /* GEMMSHIM_DEV_SKINNY_*: kernels/skinny/skinny.cu says what each does; a forced

@@ -111,8 +111,11 @@ cudaError_t ring_launch(const gs_problem_t *p, const gs_device_t *d, const skinn
     return cudaLaunchKernelEx(&lc, pl.cluster > 1 ? k_cluster : k_plain, prm, ta, tb);
 }
 
+/* reg_cluster: the register kernel's split where the ring's tensor maps
+ * cannot be made (planned with the rest, call_plan_of) */
 template <class In, class Out>
-cudaError_t launch_bucket(const gs_problem_t *p, const gs_device_t *d, const skinny_plan &plan)
+cudaError_t launch_bucket(const gs_problem_t *p, const gs_device_t *d, const skinny_plan &plan,
+                          int reg_cluster)
 {
     skinny_plan pl = plan;
     const n_bucket nb = bucket_of(p->n);
@@ -127,7 +130,7 @@ cudaError_t launch_bucket(const gs_problem_t *p, const gs_device_t *d, const ski
         if (e != cudaErrorNotSupported)
             return e;
         /* no tensor maps for these operands: the register kernel */
-        pl = {false, choose_cluster(p, d, reg_shape(nb), MIN_ITERS_PER_BLOCK), pl.pdl, false};
+        pl = {false, reg_cluster, pl.pdl, false};
     }
     switch (nb) {
     case BUCKET_N8: return skinny_launch<skinny_cfg_n8, In, Out>(p, pl);
@@ -137,14 +140,15 @@ cudaError_t launch_bucket(const gs_problem_t *p, const gs_device_t *d, const ski
     }
 }
 
-cudaError_t skinny_dispatch(const gs_problem_t *p, const gs_device_t *d, const skinny_plan &pl)
+cudaError_t skinny_dispatch(const gs_problem_t *p, const gs_device_t *d, const skinny_plan &pl,
+                            int reg_cluster)
 {
     const bool out_f32 = p->c_type == GS_DT_F32;
     if (p->a_type == GS_DT_BF16)
-        return out_f32 ? launch_bucket<__nv_bfloat16, float>(p, d, pl)
-                       : launch_bucket<__nv_bfloat16, __nv_bfloat16>(p, d, pl);
-    return out_f32 ? launch_bucket<__half, float>(p, d, pl)
-                   : launch_bucket<__half, __half>(p, d, pl);
+        return out_f32 ? launch_bucket<__nv_bfloat16, float>(p, d, pl, reg_cluster)
+                       : launch_bucket<__nv_bfloat16, __nv_bfloat16>(p, d, pl, reg_cluster);
+    return out_f32 ? launch_bucket<__half, float>(p, d, pl, reg_cluster)
+                   : launch_bucket<__half, __half>(p, d, pl, reg_cluster);
 }
 
 } // namespace

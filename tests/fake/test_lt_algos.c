@@ -44,9 +44,14 @@ int main(int argc, char **argv)
     CHECK(f->can_implement(&p.cls, &d, 2) && !f->can_implement(&p.cls, &d, 3));
     CHECK(!f->can_implement(&p.cls, &d, f->n_configs - 1));
     /* plans: the flag bytes our kernels keep zero come first */
-    gs_plan_t pl = {f, 2, NULL, 0};
+    gs_plan_t pl = {.family = f, .config = 2};
     f->plan(&p, &d, &pl);
     CHECK_EQ_INT((int)pl.workspace_bytes, GS_WS_FLAG_BYTES + 2 * 1024);
+    /* less scratch than planned: the family contract's one answer, nothing run */
+    gs_problem_t no_ws = p;
+    no_ws.workspace = NULL;
+    no_ws.workspace_size = 0;
+    CHECK_EQ_INT(f->run(&pl, &no_ws, &d), GS_RUN_NO_WORKSPACE);
     pl.config = 0;
     f->plan(&p, &d, &pl);
     CHECK_EQ_INT((int)pl.workspace_bytes, 0);

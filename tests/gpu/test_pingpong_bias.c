@@ -297,7 +297,8 @@ int main(void)
                 int r2 = gs_pingpong_run(&p, &d, pc);
                 CUDA_OK(cudaStreamSynchronize(stream));
                 CUDA_OK(cudaMemcpy(after, C, nc * oes, cudaMemcpyDeviceToHost));
-                if (!r1 || !r2 || memcmp(after, hC, nc * oes)) {
+                if (r1 != GS_RUN_NO_WORKSPACE || r2 != GS_RUN_NO_WORKSPACE
+                    || memcmp(after, hC, nc * oes)) {
                     ok = 0;
                     snprintf(why, sizeof why, "short workspace: run %d/%d, C %s", r1, r2,
                              memcmp(after, hC, nc * oes) ? "WRITTEN" : "untouched");

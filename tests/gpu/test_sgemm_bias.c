@@ -170,7 +170,7 @@ static int run_case(const case_t *cs, int verbose)
         /* one byte short: refused, nothing enqueued */
         p.workspace = workspace;
         p.workspace_size = need - 1;
-        if (gs_sgemm_simt_run(&p, &dev) == 0)
+        if (gs_sgemm_simt_run(&p, &dev) != GS_RUN_NO_WORKSPACE)
             refused_ok = 0;
         CUDA_OK(cudaStreamSynchronize(stream));
         CUDA_OK(cudaMemcpy(hOut, C, sizeof(float) * nc, cudaMemcpyDeviceToHost));
@@ -260,7 +260,7 @@ static int run_case(const case_t *cs, int verbose)
                ok ? "ok  " : "FAIL", "NT"[cs->ta], "NT"[cs->tb], (long long)m, (long long)n,
                (long long)k, cs->pad, cs->off, cs->alpha, cs->beta,
                cs->dev_mode ? "device" : "host", cs->bias ? " bias" : "",
-               gs_sgemm_simt_name(&p), need, err, err_cublas, why ? ": " : "", why ? why : "");
+               gs_sgemm_simt_name(&p, &dev), need, err, err_cublas, why ? ": " : "", why ? why : "");
     cudaFree(A);
     cudaFree(B);
     cudaFree(C);
@@ -395,7 +395,7 @@ static void bench(const char *csv_path)
         }
         p.workspace = workspace;
         p.workspace_size = workspace_size;
-        const char *route = gs_sgemm_simt_name(&p);
+        const char *route = gs_sgemm_simt_name(&p, &dev);
         CUBLAS_OK(cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST));
         /* side 0: ours, side 1: cuBLAS; one call on set i */
 #define CALL(side, i)                                                                          \

@@ -343,7 +343,7 @@ static void registry(void)
         CHECK(!f->can_implement(&p->cls, &absent, cfg));
         CHECK(!f->can_implement(&p->cls, NULL, cfg));
         /* the plan (host code, no GPU): a kernel name */
-        gs_plan_t plan = {f, cfg, NULL, 0};
+        gs_plan_t plan = {.family = f, .config = cfg};
         f->plan(p, &h100, &plan);
         CHECK(plan.kernel != NULL && plan.kernel[0] != '\0');
         CHECK(plan.family == f && plan.config == cfg);
