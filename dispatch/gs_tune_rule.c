@@ -70,20 +70,13 @@ static double t975(int df)
 
 int gs_tune_bounds(const gs_tune_cand_t *c, double *mean, double *lo)
 {
-    double first[GS_TUNE_PAIRS_MAX], second[GS_TUNE_PAIRS_MAX], x[GS_TUNE_PAIRS_MAX];
-    int n1 = 0, n2 = 0;
-    for (int i = 0; i < c->n; ++i) {
-        if (c->cand_first[i])
-            first[n1++] = c->log_ratio[i];
-        else
-            second[n2++] = c->log_ratio[i];
-    }
-    const int n = n1 < n2 ? n1 : n2;
+    double x[GS_TUNE_PAIRS_MAX];
+    const int n = c->n_first_cand < c->n_first_cublas ? c->n_first_cand : c->n_first_cublas;
     if (n < 2)
         return 0;
     double sum = 0.0, sq = 0.0;
     for (int i = 0; i < n; ++i) {
-        x[i] = 0.5 * (first[i] + second[i]);
+        x[i] = log(c->first_cublas[i] / c->first_cand[i]);
         sum += x[i];
     }
     const double m = sum / n;
@@ -117,6 +110,10 @@ void gs_tune_add_pair(gs_tune_sig_t *s, int cand, double t_cublas, double t_cand
         return;
     c->cand_first[c->n] = (unsigned char)(cand_first != 0);
     c->log_ratio[c->n++] = log(t_cublas / t_cand);
+    if (cand_first)
+        c->first_cand[c->n_first_cand++] = t_cand;
+    else
+        c->first_cublas[c->n_first_cublas++] = t_cublas;
     if (c->n == lim->prune_after) {
         double sum = 0.0;
         for (int i = 0; i < c->n; ++i)

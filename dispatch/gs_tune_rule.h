@@ -5,15 +5,16 @@
  * feed synthetic ones.
  *
  * A pair is one candidate and cuBLAS-as-called run back to back on the same
- * inputs; its sample is the log of t_cublas / t_cand (> 0: the candidate is
- * faster). The second of a pair finds the operands in L2 where the first
- * brought them, so pairs alternate their order, and the statistic is taken
- * over order-balanced samples: the mean of the k-th candidate-first and the
- * k-th cuBLAS-first pair, in which that bias cancels. A candidate wins only
- * when the lower 95% bound (Student's t) of the mean of those samples, over
- * at least min_pairs pairs, exceeds log(win_ratio); of several winners the
- * one with the highest mean is taken. Otherwise the signature stays with
- * cuBLAS as called. */
+ * inputs, L2 flushed before it (shim/gs_tune.c). The first of a pair reads
+ * its operands from memory, as a call between a model's other kernels
+ * mostly does; the second finds them in L2 where the first brought them. So
+ * pairs alternate their order and only first-position times count: sample k
+ * is log(t_cublas / t_cand) of the k-th cuBLAS-first pair's cuBLAS time and
+ * the k-th candidate-first pair's candidate time (> 0: the candidate is
+ * faster). A candidate wins only when the lower 95% bound (Student's t) of
+ * the mean of those samples, over at least min_pairs pairs, exceeds
+ * log(win_ratio); of several winners the one with the highest mean is
+ * taken. Otherwise the signature stays with cuBLAS as called. */
 #ifndef GS_TUNE_RULE_H
 #define GS_TUNE_RULE_H
 
@@ -41,8 +42,11 @@ typedef struct gs_tune_cand {
     int enqueued; /* pairs enqueued, their times not all in yet */
     int n;        /* pairs whose times are in */
     int timed;    /* timed pairs enqueued so far (their order alternates with it) */
-    double log_ratio[GS_TUNE_PAIRS_MAX];
+    double log_ratio[GS_TUNE_PAIRS_MAX];        /* both positions (pruning) */
     unsigned char cand_first[GS_TUNE_PAIRS_MAX]; /* that pair's order */
+    double first_cand[GS_TUNE_PAIRS_MAX];        /* the candidate's time when first */
+    double first_cublas[GS_TUNE_PAIRS_MAX];      /* cuBLAS's time when first */
+    int n_first_cand, n_first_cublas;
 } gs_tune_cand_t;
 
 typedef struct gs_tune_limits {
@@ -93,7 +97,7 @@ int gs_tune_done(const gs_tune_sig_t *s, const gs_tune_limits_t *lim);
 int gs_tune_decide(const gs_tune_sig_t *s, const gs_tune_limits_t *lim, double *gain,
                    double *lo95);
 
-/* One candidate's mean log ratio over its order-balanced samples and the
+/* One candidate's mean log ratio over its first-position samples and the
  * lower 95% bound (Student's t); 0 when it has fewer than 2 such samples. */
 int gs_tune_bounds(const gs_tune_cand_t *c, double *mean, double *lo);
 

@@ -57,8 +57,9 @@ typedef struct tsig {
     int needs_compare[GS_TUNE_CANDS_MAX];
     pending_t pend[PEND_MAX];
     int n_pend;
-    char *scratch;       /* cudaMallocAsync on owner: two outputs, comparison sums */
-    size_t c_bytes;
+    char *scratch;       /* cudaMallocAsync on owner: two outputs, comparison sums,
+                            then the L2 flush area */
+    size_t c_bytes, flush_bytes;
     char shape[112];
 } tsig_t;
 
@@ -377,9 +378,23 @@ static double *sums_of(const tsig_t *s)
     return (double *)((end + 255u) & ~(uintptr_t)255u);
 }
 
-static size_t scratch_bytes(size_t c_bytes)
+static size_t scratch_bytes(size_t c_bytes, size_t flush_bytes)
 {
-    return 3 * 256 + 2 * (c_bytes + 512) + PEND_MAX * 3 * sizeof(double);
+    return 4 * 256 + 2 * (c_bytes + 512) + PEND_MAX * 3 * sizeof(double) + flush_bytes;
+}
+
+/* Written before every pair: twice the L2, so the pair's first side reads
+ * its operands from memory (gs_tune_rule.h). */
+static char *flush_of(const tsig_t *s)
+{
+    const uintptr_t end = (uintptr_t)(sums_of(s) + PEND_MAX * 3);
+    return (char *)((end + 255u) & ~(uintptr_t)255u);
+}
+
+static size_t flush_size(const gs_device_t *d)
+{
+    const size_t l2 = d->l2_bytes ? d->l2_bytes : (size_t)64 << 20;
+    return 2 * l2;
 }
 
 /* A candidate's run on the scratch output: 0 or an error. */
@@ -535,7 +550,9 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
         cudaMemcpyAsync(cand_out, p->C, s->c_bytes, cudaMemcpyDeviceToDevice, st);
         cudaMemcpyAsync(ref_out, p->C, s->c_bytes, cudaMemcpyDeviceToDevice, st);
     }
-    int err = gs_spin_launch(st, SPIN_NS);
+    int err = cudaMemsetAsync(flush_of(s), s->rule.calls & 0xff, s->flush_bytes, st);
+    if (!err)
+        err = gs_spin_launch(st, SPIN_NS);
     if (!err)
         err = cudaEventRecord(pd->ev[0], st);
     for (int half = 0; half < 2 && !err; ++half) {
@@ -607,7 +624,8 @@ void gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *
     } else if (spent_ms < cfg->tune.budget_ms) {
         if (!s->scratch) {
             s->c_bytes = c_span(p);
-            const size_t bytes = scratch_bytes(s->c_bytes);
+            s->flush_bytes = flush_size(d);
+            const size_t bytes = scratch_bytes(s->c_bytes, s->flush_bytes);
             void *ptr = NULL;
             if (bytes > cfg->tune.scratch_cap ||
                 gs_hooks()->alloc_async(&ptr, bytes, st) != cudaSuccess) {
