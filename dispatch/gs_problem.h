@@ -191,6 +191,17 @@ static inline uint32_t gs_align_of(const void *ptr)
     return al;
 }
 
+/* FNV-1a over a class's bytes, mixed with a seed (a device ordinal): the
+ * hash every table keyed by class uses. */
+static inline uint64_t gs_class_hash(const gs_class_t *c, uint64_t seed)
+{
+    const unsigned char *b = (const unsigned char *)c;
+    uint64_t h = 1469598103934665603ull ^ seed;
+    for (size_t i = 0; i < sizeof *c; ++i)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
 /* Fills p->cls from the problem's other fields; call after setting them
  * (shim: describe; tests: by hand). */
 static inline void gs_problem_classify(gs_problem_t *p)

@@ -30,18 +30,9 @@ static char path_open[4096];
 
 /* ---- memory ---- */
 
-static uint64_t hash_class(const gs_class_t *c)
-{
-    const unsigned char *b = (const unsigned char *)c;
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < sizeof *c; ++i)
-        h = (h ^ b[i]) * 1099511628211ull;
-    return h;
-}
-
 static entry_t *slot_of(entry_t *t, size_t n, const gs_class_t *c)
 {
-    size_t i = (size_t)hash_class(c) & (n - 1);
+    size_t i = (size_t)gs_class_hash(c, 0) & (n - 1);
     while (t[i].used && memcmp(&t[i].cls, c, sizeof *c))
         i = (i + 1) & (n - 1);
     return &t[i];

@@ -278,22 +278,13 @@ static void describe(lt_sig_t *s)
     }
 }
 
-static uint64_t hash_sig(const gs_class_t *c, int ordinal)
-{
-    const unsigned char *b = (const unsigned char *)c;
-    uint64_t h = 1469598103934665603ull ^ (uint64_t)ordinal;
-    for (size_t i = 0; i < sizeof *c; ++i)
-        h = (h ^ b[i]) * 1099511628211ull;
-    return h;
-}
-
 /* The class's entry, described on first sight; NULL when it cannot be. */
 static lt_sig_t *sig_of(const gs_class_t *c, const gs_device_t *d)
 {
     if (!d->present || !eligible(c) || !fns_ready())
         return NULL;
     pthread_mutex_lock(&lock);
-    size_t i = (size_t)hash_sig(c, d->ordinal) % SIGS_MAX;
+    size_t i = (size_t)gs_class_hash(c, (uint64_t)d->ordinal) % SIGS_MAX;
     lt_sig_t *found = NULL;
     for (size_t probes = 0; probes < SIGS_MAX; ++probes, i = (i + 1) % SIGS_MAX) {
         lt_sig_t *s = sigs[i];

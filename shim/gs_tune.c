@@ -171,15 +171,6 @@ void gs_tune_start(const gs_device_t *d)
 
 /* ---- signatures ---- */
 
-static uint64_t hash_class(const gs_class_t *c, int ordinal)
-{
-    const unsigned char *b = (const unsigned char *)c;
-    uint64_t h = 1469598103934665603ull ^ (uint64_t)ordinal;
-    for (size_t i = 0; i < sizeof *c; ++i)
-        h = (h ^ b[i]) * 1099511628211ull;
-    return h;
-}
-
 static void shape_of(const gs_problem_t *p, char *buf, size_t size)
 {
     static const char *const types[] = {"?", "f32", "f16", "bf16", "f64"};
@@ -194,7 +185,7 @@ static void shape_of(const gs_problem_t *p, char *buf, size_t size)
 /* Under lock: the signature's state, created with its candidates. */
 static tsig_t *sig_of(const gs_problem_t *p, const gs_device_t *d, cudaStream_t stream)
 {
-    size_t i = (size_t)hash_class(&p->cls, d->ordinal) % (SIGS_MAX * 2);
+    size_t i = (size_t)gs_class_hash(&p->cls, (uint64_t)d->ordinal) % (SIGS_MAX * 2);
     for (size_t probes = 0; probes < SIGS_MAX * 2; ++probes, i = (i + 1) % (SIGS_MAX * 2)) {
         tsig_t *s = sigs[i];
         if (s && s->ordinal == d->ordinal && !memcmp(&s->cls, &p->cls, sizeof p->cls))
