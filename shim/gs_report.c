@@ -93,6 +93,36 @@ static void json_num(FILE *f, const char *fmt, double v)
         fputs("null", f);
 }
 
+/* What each signature weighs: its share of the GEMM time the application
+ * spends with cuBLAS (calls x cuBLAS's mean time), and the whole run's
+ * effect: cuBLAS's total over ours, over the signatures both sides timed. */
+typedef struct weights {
+    double total_cublas_us, total_ours_us; /* over rows with both times */
+    double all_cublas_us;                  /* over rows with a cuBLAS time */
+} weights_t;
+
+static weights_t weigh(const gs_ab_row_t *rows, size_t n)
+{
+    weights_t w = {0.0, 0.0, 0.0};
+    for (size_t i = 0; i < n; ++i) {
+        const double c = rows[i].cublas_us * (double)rows[i].calls,
+                     o = rows[i].ours_us * (double)rows[i].calls;
+        if (c == c)
+            w.all_cublas_us += c;
+        if (c == c && o == o) {
+            w.total_cublas_us += c;
+            w.total_ours_us += o;
+        }
+    }
+    return w;
+}
+
+static double share_of(const gs_ab_row_t *r, const weights_t *w)
+{
+    const double c = r->cublas_us * (double)r->calls;
+    return c == c && w->all_cublas_us > 0.0 ? c / w->all_cublas_us : NAN;
+}
+
 static void write_csv(FILE *f, const gs_ab_row_t *rows, size_t n)
 {
     fprintf(f, "signature,calls,ours_us,cublas_us,speedup,max_err,route\n");
@@ -106,6 +136,7 @@ static void write_csv(FILE *f, const gs_ab_row_t *rows, size_t n)
 
 static void write_json(FILE *f, const gs_ab_row_t *rows, size_t n)
 {
+    const weights_t w = weigh(rows, n);
     fputs("{\"version\": 1, \"rows\": [", f);
     for (size_t i = 0; i < n; ++i) {
         const gs_ab_row_t *r = &rows[i];
@@ -119,13 +150,21 @@ static void write_json(FILE *f, const gs_ab_row_t *rows, size_t n)
         json_num(f, "%.3f", r->cublas_us);
         fputs(", \"speedup\": ", f);
         json_num(f, "%.4f", r->speedup);
+        fputs(", \"time_share\": ", f);
+        json_num(f, "%.4f", share_of(r, &w));
         fputs(", \"max_err\": ", f);
         json_num(f, "%.3e", r->max_err);
         fputs(", \"route\": ", f);
         json_str(f, r->route);
         fputc('}', f);
     }
-    fputs("\n]}\n", f);
+    fputs("\n], \"gemm_time\": {\"ours_us\": ", f);
+    json_num(f, "%.3f", w.total_ours_us);
+    fputs(", \"cublas_us\": ", f);
+    json_num(f, "%.3f", w.total_cublas_us);
+    fputs(", \"speedup\": ", f);
+    json_num(f, "%.4f", w.total_ours_us > 0.0 ? w.total_cublas_us / w.total_ours_us : NAN);
+    fputs("}}\n", f);
 }
 
 int gs_report_write(const char *prefix, long pid, const gs_ab_row_t *rows, size_t n,
@@ -145,13 +184,19 @@ int gs_report_write(const char *prefix, long pid, const gs_ab_row_t *rows, size_
     gs_block_t b = GS_BLOCK_INIT;
     gs_block_add(&b, "ab report: per call signature, ours vs cuBLAS (mean GPU time per call; "
                      "speedup = cuBLAS / ours)");
-    gs_block_add(&b, "  %-64s %7s %10s %10s %8s %9s  %s", "signature", "calls", "ours_us",
-                 "cublas_us", "speedup", "max_err", "route");
+    gs_block_add(&b, "  %-64s %7s %10s %10s %8s %6s %9s  %s", "signature", "calls", "ours_us",
+                 "cublas_us", "speedup", "share", "max_err", "route");
+    const weights_t w = weigh(rows, n);
     for (size_t i = 0; i < n; ++i)
-        gs_block_add(&b, "  %-64s %7llu %10.2f %10.2f %7.3fx %9.2e  %s", rows[i].signature,
-                     (unsigned long long)rows[i].calls, rows[i].ours_us, rows[i].cublas_us,
-                     rows[i].speedup, rows[i].max_err, rows[i].route);
+        gs_block_add(&b, "  %-64s %7llu %10.2f %10.2f %7.3fx %5.1f%% %9.2e  %s",
+                     rows[i].signature, (unsigned long long)rows[i].calls, rows[i].ours_us,
+                     rows[i].cublas_us, rows[i].speedup, 100.0 * share_of(&rows[i], &w),
+                     rows[i].max_err, rows[i].route);
     gs_block_add(&b, "ab report: %zu signatures", n);
+    if (w.total_ours_us > 0.0) /* share: of the GEMM time with cuBLAS */
+        gs_block_add(&b, "ab report: weighted by GEMM time: cuBLAS %.1f us, ours %.1f us over "
+                         "the calls both timed: %.3fx",
+                     w.total_cublas_us, w.total_ours_us, w.total_cublas_us / w.total_ours_us);
     if (fell_back) {
         char first[GS_PATH_MAX + 32];
         gs_path_expand(prefix, pid, first, sizeof first); /* fits: base is longer */

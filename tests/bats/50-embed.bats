@@ -124,6 +124,9 @@ $BATS_TEST_TMPDIR/r"
         "$SHIM_SOURCE_DIR/bench/results/h200-ab-report-sgemm.csv" "$BATS_TEST_TMPDIR/ab.png"
     echo "$output"; echo "$stderr"
     [ "$status" -eq 0 ]
+    # the run's effect, each signature weighted by its share of the GEMM
+    # time: sum(calls x cublas_us) / sum(calls x ours_us) over its 32 rows
+    expect_contains "$stderr" "gemmshim plot: wrote $BATS_TEST_TMPDIR/ab.png; weighted by GEMM time: 0.911x"
     # a PNG, and not an empty one
     [ "$(head -c 8 "$BATS_TEST_TMPDIR/ab.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]
     [ "$(stat -c %s "$BATS_TEST_TMPDIR/ab.png")" -gt 10000 ]

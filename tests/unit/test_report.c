@@ -109,9 +109,13 @@ static void two_processes(void)
     CHECK_CONTAINS(csv, "m=64 n=64 k=64 batch=1\",4,nan,5.000,nan,nan,sgemm_simt_64x64x8\n");
     const char *json = slurp("%s.json", prefix);
     CHECK(!strncmp(json, "{\"version\": 1, \"rows\": [", 24));
+    /* each signature's share of the GEMM time with cuBLAS (10 x 10 us and
+     * 4 x 5 us), and the run's effect over the calls both sides timed */
+    CHECK_CONTAINS(json, "\"speedup\": 0.8000, \"time_share\": 0.8333, ");
     CHECK_CONTAINS(json, "\"calls\": 4, \"ours_us\": null, \"cublas_us\": 5.000, "
-                         "\"speedup\": null, \"max_err\": null");
-    CHECK_CONTAINS(json, "\n]}\n");
+                         "\"speedup\": null, \"time_share\": 0.1667, \"max_err\": null");
+    CHECK_CONTAINS(json, "\n], \"gemm_time\": {\"ours_us\": 125.000, \"cublas_us\": 100.000, "
+                         "\"speedup\": 0.8000}}\n");
 
     /* the second process: PREFIX.csv is taken */
     CHECK_EQ_INT(gs_report_write(prefix, 2002, &second, 1, used, sizeof used), 0);
