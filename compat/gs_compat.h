@@ -24,6 +24,7 @@ typedef struct gs_handle_state {
     void *stream;
     int scalars_on_device;
     int math_mode;
+    int sm_count_target; /* cublasSetSmCountTarget's value; 0: every SM */
 } gs_handle_state_t;
 
 /* The real cuBLAS's handle getters. The shim finds the real library
@@ -32,9 +33,11 @@ typedef struct gs_handle_getters {
     cublasStatus_t (*get_stream)(cublasHandle_t, cudaStream_t *);
     cublasStatus_t (*get_pointer_mode)(cublasHandle_t, cublasPointerMode_t *);
     cublasStatus_t (*get_math_mode)(cublasHandle_t, cublasMath_t *);
+    cublasStatus_t (*get_sm_count_target)(cublasHandle_t, int *); /* optional */
 } gs_handle_getters_t;
 
-/* Stream, pointer mode and math mode of a cuBLAS handle, asked of the real
+/* Stream, pointer mode, math mode and SM count target of a cuBLAS handle
+ * (the target 0 where the library cannot tell), asked of the real
  * library through g. Not CUBLAS_STATUS_SUCCESS: the handle is unusable (let
  * cuBLAS report it), or a getter is missing (NOT_INITIALIZED). */
 cublasStatus_t gs_handle_state(const gs_handle_getters_t *g, cublasHandle_t h,

@@ -19,5 +19,11 @@ cublasStatus_t gs_handle_state(const gs_handle_getters_t *g, cublasHandle_t h,
     out->stream = (void *)s;
     out->scalars_on_device = pm == CUBLAS_POINTER_MODE_DEVICE;
     out->math_mode = (int)mm;
+    int target = 0;
+    out->sm_count_target =
+        g->get_sm_count_target && g->get_sm_count_target(h, &target) == CUBLAS_STATUS_SUCCESS &&
+                target > 0
+            ? target
+            : 0;
     return CUBLAS_STATUS_SUCCESS;
 }

@@ -71,7 +71,8 @@ static int tuned_decision(const gs_problem_t *p, const gs_device_t *d, const gs_
     const gs_family_t *f = gs_family_find(t.family);
     const int config = f ? gs_family_config_from_text(f, p, d, t.config) : -1;
     const int cand = f && config >= 0 ? gs_candidate_of(f, config) : -1;
-    if (cand < 0 || !(c->allowed & (1ull << cand)) || !f->can_implement(&p->cls, d, config))
+    if (cand < 0 || !(c->allowed & (1ull << cand)) || !f->can_implement(&p->cls, d, config) ||
+        (p->cls.sm_count_target && !f->honours_sm_count_target))
         return 0; /* no longer available here: the prior decides */
     gs_decision_t r = {gs_route_of(f), f, config, t.gain, 1, 0, ""};
     snprintf(r.reason, sizeof r.reason, "tuned: %.3fx cuBLAS as called (lower 95%% bound %.3f)",
@@ -100,7 +101,7 @@ gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_
     if (!d->present)
         return forward("no CUDA device");
 
-    int eligible = 0, disabled = 0, pick_config = 0;
+    int eligible = 0, disabled = 0, sm_target = 0, pick_config = 0;
     const gs_family_t *pick = NULL, *slow = NULL;
     double pick_ratio = -1.0, best_slow = 0.0;
     for (int i = 0; i < gs_candidate_count(); ++i) {
@@ -108,6 +109,10 @@ gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_
         const gs_family_t *f = gs_candidate(i, &config);
         if (f->tuned_only || !f->can_implement(&p->cls, d, config))
             continue;
+        if (p->cls.sm_count_target && !f->honours_sm_count_target) {
+            ++sm_target;
+            continue;
+        }
         if (!(c->allowed & (1ull << i))) {
             ++disabled;
             continue;
@@ -141,6 +146,9 @@ gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_
         return forward("%s not measured for this class", slow->name);
     if (disabled && !eligible)
         return forward("eligible kernels disabled by GEMMSHIM_KERNELS");
+    if (sm_target && !eligible)
+        return forward("the handle's SM count target (%d) is for cuBLAS to honour",
+                       p->cls.sm_count_target);
     return forward("no kernel implements it (device sm_%d%d, alignment or strides)",
                    d->cc_major, d->cc_minor);
 }

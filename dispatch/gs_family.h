@@ -113,6 +113,10 @@ struct gs_family {
      * algorithms: their configurations are what its heuristic lists for
      * each problem) */
     int tuned_only;
+    /* optional: 1 for a family that runs a call on at most the handle's
+     * SM count target (cublasSetSmCountTarget: the application leaves SMs
+     * to other work); the others never take a call that has one */
+    int honours_sm_count_target;
     /* optional (NULL: config_name): configuration `config` as it runs p,
      * for logs and the tune cache; printable, no blanks; returns buf */
     const char *(*config_text)(const gs_problem_t *p, const gs_device_t *d, int config,

@@ -81,7 +81,8 @@ typedef struct gs_class {
     /* Alignment of each pointer: the largest power of two up to 256 that
      * divides its address, in bytes; 0 for NULL. */
     uint32_t align_a, align_b, align_c, align_bias, align_alpha, align_beta;
-    int32_t reserved;       /* keeps the 64-bit fields aligned; always 0 */
+    int32_t sm_count_target; /* the handle's cublasSetSmCountTarget (0: every SM):
+                                only cuBLASLt's algorithms honour it */
     int64_t m, n, k;
     int64_t lda, ldb, ldc;
     int64_t batch, stride_a, stride_b, stride_c;
@@ -117,6 +118,7 @@ typedef struct gs_problem {
     const void *beta;
     int scalars_on_device;   /* CUBLAS_POINTER_MODE_DEVICE */
     unsigned math_flags;     /* the handle's math-mode flags (gs_class_t.math_flags) */
+    int sm_count_target;     /* the handle's SM count target, 0 if none */
 
     void *stream;            /* cudaStream_t the handle is bound to */
 
@@ -219,6 +221,7 @@ static inline void gs_problem_classify(gs_problem_t *p)
     c->trans_b = p->trans_b;
     c->scalars_on_device = p->scalars_on_device;
     c->math_flags = p->math_flags;
+    c->sm_count_target = p->sm_count_target;
     if (!p->scalars_on_device && p->beta && p->scalar_type == GS_DT_F32) {
         const float b = *(const float *)p->beta;
         c->beta_kind = b == 0.0f ? GS_BETA_ZERO : b == 1.0f ? GS_BETA_ONE : GS_BETA_OTHER;

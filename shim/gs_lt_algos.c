@@ -223,6 +223,9 @@ static void describe(lt_sig_t *s)
     fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
     fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
     fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_POINTER_MODE, &pm, sizeof pm);
+    if (c->sm_count_target > 0) /* the application's cublasSetSmCountTarget */
+        fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &c->sm_count_target,
+                    sizeof c->sm_count_target);
     if (c->bias_type != GS_DT_OTHER) { /* the pointer is set per call (run) */
         const uint32_t epi = CUBLASLT_EPILOGUE_BIAS;
         const int32_t bt = cuda_type(c->bias_type);
@@ -468,6 +471,7 @@ const gs_family_t gs_family_cublaslt = {
     .plan = plan,
     .run = run,
     .tuned_only = 1,
+    .honours_sm_count_target = 1,
     .config_text = config_text,
     .config_from_text = config_from_text,
 };

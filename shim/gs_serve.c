@@ -29,6 +29,7 @@
 #include "gs_workspace.h"
 
 #include <cuda_runtime_api.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,12 +41,22 @@
                 (*o_)->point(arg);                                           \
     } while (0)
 
+/* cublasGetSmCountTarget: optional (a cuBLAS without it: no target). */
+static cublasStatus_t (*sm_count_target_getter)(cublasHandle_t, int *);
+
+static void resolve_sm_target(void)
+{
+    *(void **)&sm_count_target_getter = gs_real_symbol(GS_LIB_CUBLAS, "cublasGetSmCountTarget");
+}
+
 /* The real libraries' getters compat/ reads handles and descriptors with. */
 static gs_handle_getters_t handle_getters(void)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, resolve_sm_target);
     const gs_real_table_t *r = gs_real(GS_LIB_CUBLAS);
     gs_handle_getters_t g = {r->cublasGetStream_v2, r->cublasGetPointerMode_v2,
-                             r->cublasGetMathMode};
+                             r->cublasGetMathMode, sm_count_target_getter};
     return g;
 }
 
@@ -129,6 +140,7 @@ static void problem_of(const gs_call_t *c, const gs_handle_state_t *hs, gs_probl
     p->beta = c->beta;
     p->scalars_on_device = hs->scalars_on_device;
     p->math_flags = (unsigned)hs->math_mode & ~15u; /* above the mode: its flag bits */
+    p->sm_count_target = hs->sm_count_target;
     p->stream = hs->stream;
     p->pdl = gs_cfg()->pdl;
     if (c->bias) {
@@ -145,7 +157,7 @@ static cublasStatus_t describe(const gs_call_t *c, gs_serving_t *s)
     memset(s, 0, sizeof *s);
     s->call = c;
     s->timing_slot = -1;
-    gs_handle_state_t hs = {0, 0, 0};
+    gs_handle_state_t hs = {0, 0, 0, 0};
     cublasStatus_t hst = CUBLAS_STATUS_NOT_INITIALIZED;
     if (c->lt) {
         hs.stream = c->lt_stream;

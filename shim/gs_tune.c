@@ -210,7 +210,8 @@ static tsig_t *sig_of(const gs_problem_t *p, const gs_device_t *d, cudaStream_t 
         for (int k = 0; k < gs_candidate_count(); ++k) {
             int config;
             const gs_family_t *f = gs_candidate(k, &config);
-            if (!(r.allowed & (1ull << k)) || !f->can_implement(&p->cls, d, config))
+            if (!(r.allowed & (1ull << k)) || !f->can_implement(&p->cls, d, config) ||
+                (p->cls.sm_count_target && !f->honours_sm_count_target))
                 continue;
             for (int fi = 0; fi < gs_family_count(); ++fi)
                 if (gs_family_at(fi) == f) {

@@ -119,6 +119,7 @@ typedef struct fake_handle {
     cudaStream_t stream;
     cublasPointerMode_t pointer_mode;
     cublasMath_t math_mode;
+    int sm_count_target;
 } fake_handle_t;
 
 #define FAKE_MAX_HANDLES 64
@@ -207,6 +208,8 @@ FAKE_SETTER(cublasSetPointerMode_v2, cublasPointerMode_t, pointer_mode)
 FAKE_GETTER(cublasGetPointerMode_v2, cublasPointerMode_t, pointer_mode)
 FAKE_SETTER(cublasSetMathMode, cublasMath_t, math_mode)
 FAKE_GETTER(cublasGetMathMode, cublasMath_t, math_mode)
+FAKE_SETTER(cublasSetSmCountTarget, int, sm_count_target)
+FAKE_GETTER(cublasGetSmCountTarget, int, sm_count_target)
 
 /* cuBLAS 13.1.0, as the tune cache's validator reads it */
 FAKE_EXPORT cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)

@@ -111,6 +111,59 @@ static void scalar_types(void)
     CHECK(gs_scalar_type(CUBLAS_COMPUTE_32I, GS_DT_OTHER) != GS_DT_F32);
 }
 
+/* A handle's state through getters the shim passes in: stand-ins here. */
+static cublasStatus_t get_stream(cublasHandle_t h, cudaStream_t *s)
+{
+    (void)h;
+    *s = (cudaStream_t)0x1234;
+    return CUBLAS_STATUS_SUCCESS;
+}
+static cublasStatus_t get_pm(cublasHandle_t h, cublasPointerMode_t *m)
+{
+    (void)h;
+    *m = CUBLAS_POINTER_MODE_DEVICE;
+    return CUBLAS_STATUS_SUCCESS;
+}
+static cublasStatus_t get_mm(cublasHandle_t h, cublasMath_t *m)
+{
+    (void)h;
+    *m = (cublasMath_t)(CUBLAS_TF32_TENSOR_OP_MATH | DISALLOW_RRR);
+    return CUBLAS_STATUS_SUCCESS;
+}
+static cublasStatus_t get_target(cublasHandle_t h, int *t)
+{
+    (void)h;
+    *t = 66;
+    return CUBLAS_STATUS_SUCCESS;
+}
+static cublasStatus_t get_target_fails(cublasHandle_t h, int *t)
+{
+    (void)h, (void)t;
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
+static void handle_state(void)
+{
+    cublasHandle_t h = (cublasHandle_t)0x10;
+    gs_handle_state_t st;
+    gs_handle_getters_t g = {get_stream, get_pm, get_mm, get_target};
+    CHECK_EQ_INT(gs_handle_state(&g, h, &st), CUBLAS_STATUS_SUCCESS);
+    CHECK(st.stream == (void *)0x1234 && st.scalars_on_device == 1);
+    CHECK_EQ_INT(st.math_mode, CUBLAS_TF32_TENSOR_OP_MATH | DISALLOW_RRR);
+    CHECK_EQ_INT(st.sm_count_target, 66);
+    /* the SM count target is optional: no getter, or one that fails, is 0 */
+    g.get_sm_count_target = NULL;
+    CHECK_EQ_INT(gs_handle_state(&g, h, &st), CUBLAS_STATUS_SUCCESS);
+    CHECK_EQ_INT(st.sm_count_target, 0);
+    g.get_sm_count_target = get_target_fails;
+    CHECK_EQ_INT(gs_handle_state(&g, h, &st), CUBLAS_STATUS_SUCCESS);
+    CHECK_EQ_INT(st.sm_count_target, 0);
+    /* the three others are required */
+    g.get_math_mode = NULL;
+    CHECK_EQ_INT(gs_handle_state(&g, h, &st), CUBLAS_STATUS_NOT_INITIALIZED);
+    CHECK_EQ_INT(gs_handle_state(&g, NULL, &st), CUBLAS_STATUS_NOT_INITIALIZED);
+}
+
 int main(void)
 {
     math_mode_for_typed_routines();
@@ -118,5 +171,6 @@ int main(void)
     compute_types();
     dtypes();
     scalar_types();
+    handle_state();
     return GS_TEST_DONE();
 }

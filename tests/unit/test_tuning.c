@@ -397,6 +397,21 @@ static void test_dispatch_tuned(void)
     gs_tuned_put(&p.cls, &unknown, "", msg, sizeof msg);
     dec = gs_dispatch(&p, &d, &cache);
     CHECK(!dec.family && !dec.tuned);
+    /* the handle set an SM count target: our kernels leave the call alone
+     * (they use every SM), tuned or not; the prior forwards it, saying why */
+    gs_problem_t t64 = p;
+    t64.sm_count_target = 64;
+    gs_problem_classify(&t64);
+    dec = gs_dispatch(&t64, &d, &cache);
+    CHECK(!dec.family && !dec.tuned); /* another class: nothing tuned for it */
+    gs_tuned_put(&t64.cls, &t, "", msg, sizeof msg); /* even a sgemm_simt decision */
+    dec = gs_dispatch(&t64, &d, &cache);
+    CHECK(!dec.family && !dec.tuned);
+    gs_routing_t eligible = off;
+    eligible.policy = GS_POLICY_ELIGIBLE;
+    dec = gs_dispatch(&t64, &d, &eligible);
+    CHECK(!dec.family);
+    CHECK_CONTAINS(dec.reason, "SM count target (64)");
     /* cuBLAS as called won: forwarded, counted as tuned */
     const gs_tuned_t cub = tuned(GS_TUNED_CUBLAS, "as_called", 1.0);
     gs_tuned_put(&p.cls, &cub, "", msg, sizeof msg);
