@@ -127,8 +127,10 @@ constexpr uint32_t SGEMM_PLAN_TAG = 0x53474d31u; /* "SGM1": a plan gs_sgemm_simt
 
 struct sgemm_call_plan {
     uint32_t tag;
-    sgemm_plan plan;
+    uint32_t pad_;   /* zero: the plan's bytes hold no padding */
+    sgemm_plan plan; /* 4 ints and a size_t: no padding inside */
 };
+static_assert(sizeof(sgemm_plan) == 4 * sizeof(int) + sizeof(size_t), "sgemm_plan has no padding");
 static_assert(sizeof(sgemm_call_plan) <= GS_PLAN_DATA_MAX, "the plan fits gs_plan_t.data");
 
 [[maybe_unused]] bool same_plan(const sgemm_plan &a, const sgemm_plan &b)

@@ -170,6 +170,8 @@ struct skinny_call_plan {
     skinny_plan pl;
     uint64_t ws_bytes;   /* ws_bytes_of(pl) */
 };
+static_assert(sizeof(skinny_call_plan) == 8 + sizeof(skinny_plan) + 8,
+              "skinny_call_plan has no padding");
 static_assert(sizeof(skinny_call_plan) <= GS_PLAN_DATA_MAX, "the plan fits gs_plan_t.data");
 
 skinny_call_plan call_plan_of(const gs_problem_t *p, const gs_device_t *d, bool ws_ok = true)

@@ -156,12 +156,15 @@ int choose_ws_split(const gs_problem_t *p, const gs_device_t *d, n_bucket nb, co
 }
 
 /* What a call runs. */
+/* Whole 32-bit fields, no padding: a plan is copied into gs_plan_t.data
+ * byte for byte, and two plans of one call compare equal there. */
 struct skinny_plan {
-    bool ring;   /* the sm_90 ring kernel (else the register kernel) */
-    int cluster; /* blocks splitting k */
-    bool pdl;    /* programmatic dependent launch */
-    bool ws;     /* the split meets through the workspace, not a cluster */
+    int32_t ring;    /* the sm_90 ring kernel (else the register kernel) */
+    int32_t cluster; /* blocks splitting k */
+    int32_t pdl;     /* programmatic dependent launch */
+    int32_t ws;      /* the split meets through the workspace, not a cluster */
 };
+static_assert(sizeof(skinny_plan) == 16, "skinny_plan has no padding");
 
 /* sm_90 choice between the kernels (H200, bench/notes-sk.md): the ring
  * kernel streams at up to 4.0 TB/s and cuts the token traffic, but a block
