@@ -15,7 +15,7 @@ is the median of its graph minus the median of the elementwise graph, over
 PAIRS. The CSV has bench_ab's columns (suite "decode-torch", timing
 "torch-graph"), so bench/table_from_csv.py takes it like any other run.
 
-Why (bench/NOTES.md, session 13): launched back to back on a stream,
+Why (bench/NOTES.md): launched back to back on a stream,
 cuBLAS's small calls are paced by its host-side cost and our lead looked
 20-50% larger than in a model's graph; in a graph but with nothing between
 the calls, programmatic dependent launch overlaps consecutive GEMMs in a way

@@ -138,8 +138,8 @@ using Cfg256x128 = TileConfig<256, true, 4, 2>;
  * hides behind the other consumer's mainloop as on the 128x128 tile, while
  * the shared-memory traffic per MAC (TMA writes 40 KB per 1.5M MACs, wgmma
  * reads 8 KB per 196K) is 66 KB per 1M MACs: between the 128x128 tile's 80
- * and the cooperative tile's 61 (bench/NOTES.md, session 11's budget and
- * session 17). 40 KB stages: 4 of them next to the 32 KB of staging. A
+ * and the cooperative tile's 61 (bench/NOTES.md, the shared-memory
+ * budget). 40 KB stages: 4 of them next to the 32 KB of staging. A
  * group of 6 tile rows spans 1152 rows of m (the others: 1024). */
 using Cfg192x128 = TileConfig<192, false, 6, 2>;
 

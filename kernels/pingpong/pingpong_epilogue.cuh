@@ -34,7 +34,7 @@ enum EpiMode {
      * at all. (A runtime `direct` flag tested per sub-tile made ptxas keep
      * ~60 copies of it as bits of two registers, rebuilt by a chain of ~130
      * dependent instructions at the head of every epilogue: about half of
-     * the ~1000-cycle run-up the session-7 clock64 stamps measured.) */
+     * the ~1000-cycle run-up the clock64 stamps measured.) */
     EPI_RAGGED,
 };
 
@@ -211,7 +211,7 @@ __device__ __forceinline__ void store_tile(float (&acc)[Cfg::HALVES_PER_CONSUMER
      * them all, then one fence and the stores back to back. H200 clock64
      * stamps, TN 8448x9216, one sub-tile at a time: per sub-tile ~85
      * cycles of buffer wait, ~50-200 of proxy fence and ~200-250 of TMA
-     * store issue by lane 0 (bench/NOTES.md, session 7). */
+     * store issue by lane 0 (bench/NOTES.md). */
     constexpr bool BATCHABLE = !MASKED && MODE != EPI_RAGGED && HPC * CHUNKS <= Cfg::EPI_BUFS;
     if constexpr (BATCHABLE) {
         if (lane_id() == 0)
@@ -287,7 +287,7 @@ __device__ __forceinline__ void store_tile_any(float (&acc)[Cfg::HALVES_PER_CONS
  * ragged m tile). The cooperative tile has no second consumer to hide its
  * epilogue behind: both warpgroups stop issuing wgmmas while they stage and
  * store the tile (H200, TN 8448x9216x2048: 1.66 us per 21 us tile, bench/
- * NOTES.md session 8), and per warp the third and fourth sub-tiles wait for
+ * NOTES.md), and per warp the third and fourth sub-tiles wait for
  * the TMA stores of the first two to finish reading their staging buffers.
  * So a warp stores its first Defer::NOW sub-tiles at once (their buffer
  * waits are normally satisfied already: the previous tile's deferred stores

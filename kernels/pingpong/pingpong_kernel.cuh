@@ -54,7 +54,7 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
      * grid never triggers its dependents early (launch_dependents): the
      * implicit trigger as its CTAs exit is what measured fastest (an early
      * trigger lets the next grid's waiting CTAs take SMs; bench/NOTES.md,
-     * session 9). */
+     * "Programmatic dependent launch"). */
     griddepcontrol_wait();
     __syncthreads();
 
@@ -207,7 +207,7 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
              * variant computes it before the last wgmma wait instead, which
              * takes its integer divisions off the epilogue's path (H200:
              * K = 128 / 256 +1.5%); done for every tile, 128x128 lost 1.5-4%
-             * at K >= 1024 (H200, H100; bench/NOTES.md session 7). */
+             * at K >= 1024 (H200, H100; bench/NOTES.md). */
             if constexpr (!Cfg::SHORT_K)
                 tc = tile_coord<Cfg>(p, t);
             if constexpr (SPLIT) {

@@ -103,7 +103,7 @@ int grid_of(const gs_class_t *p, const gs_device_t *d, int block_m)
  * the ragged last wave is at most SK_MAX_RAGGED full: dealing k-blocks out
  * saves up to the idle rest of that wave, but the CTAs then stream
  * operands at unrelated k offsets, which the L2 does not absorb, so the
- * dealt k-blocks run up to ~2x slower than whole tiles (H200, session 15:
+ * dealt k-blocks run up to ~2x slower than whole tiles (H200:
  * 6144x1152x8192, 84 of 132 slots, 0.80 of whole tiles' speed; 4096^3,
  * 116, 0.95; 4096x2304x14336, 24, 1.27; 8192x2176x8192, 16, 1.13). The
  * ragged tiles alone are dealt out when each CTA gets at least

@@ -120,7 +120,7 @@ __device__ __forceinline__ void split_epilogue(float (&acc)[Cfg::HALVES_PER_CONS
      * every mode) for those sub-tiles only. Same sums, same rounding as the
      * ring path below, without its bulk copies and scattered 4-byte stores
      * (H200, 1024^2 x 32768 on 4 coop units per tile: the ring path's land
-     * + reduce + store took 5.3 us, bench/NOTES.md session 6). */
+     * + reduce + store took 5.3 us, bench/NOTES.md). */
     constexpr int HJ = HPC * F4;
     constexpr int JPC = SW128_ROW / (int)sizeof(TOut) / 8;
     if (HJ % S == 0 && (HJ / S) % JPC == 0) {

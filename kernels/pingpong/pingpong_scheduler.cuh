@@ -44,7 +44,7 @@ __device__ __forceinline__ Unit unit_of(const Params &p, int w)
  * the last whole wave too (S = P + r, a range at least a tile long): the
  * fewer tiles are dealt out, the fewer CTAs stream the same operands at
  * different k offsets, which the L2 does not absorb (bench/NOTES.md,
- * session 15: S = P + r over K = 14336 ran at 0.62 of whole tiles).
+ * S = P + r over K = 14336 ran at 0.62 of whole tiles).
  * A range is at most a tile's tail (its first piece), whole tiles, and a
  * tile's head (k-block 0 on, its last piece); a range shorter than a tile
  * may be a single middle piece. A piece that does not start a tile is the

@@ -31,7 +31,7 @@
  *              and 61) while the other consumer still hides its epilogue:
  *              same-run A/B, TN 8448x9216, K = 256..2048, 4-8% faster than
  *              the cooperative tile on the H100 and the H200, 8192^3 TN/NT/TT
- *              +1-5% (bench/NOTES.md, session 17). Only the plain epilogue
+ *              +1-5% (bench/NOTES.md). Only the plain epilogue
  *              (PLAIN_EPILOGUE: beta == 0, host scalars, no bias, m stored
  *              by TMA) and no split-K: can_implement refuses the rest.
  *
@@ -47,7 +47,7 @@
  * (Cfg128x128Short) has a buffer per sub-tile of a 16-bit tile and stages
  * all four before one fence and four back-to-back stores: per sub-tile, the
  * fence and the store issue cost ~300 cycles of a ~550-cycle chain (H200
- * clock64 stamps, bench/NOTES.md session 7). At small k the epilogue is the kernel, and
+ * clock64 stamps, bench/NOTES.md). At small k the epilogue is the kernel, and
  * its instruction count is what matters: one unrolled copy per EpiMode
  * (ncu at k = 64, alpha = 1, beta = 0: ~655 instructions per consumer warp
  * and tile, mainloop included, down from ~1440). Then the output stream:

@@ -175,9 +175,9 @@ static_assert(sizeof(skinny_plan) == 16, "skinny_plan has no padding");
  * m); the register kernel takes the rest. Both are launched with
  * programmatic dependent launch where p->pdl asks for it (the call's launch
  * overlaps the previous grid's drain: register kernel 5-9% on 10-us calls,
- * ring 4-8% on 12-20 us calls, session 9). Neither triggers the next grid
+ * ring 4-8% on 12-20 us calls). Neither triggers the next grid
  * early nor prefetches weights to L2 before its dependency wait: both
- * measured slower (bench/NOTES.md, session 9). */
+ * measured slower (bench/NOTES.md). */
 skinny_plan plan_of(const gs_problem_t *p, const gs_device_t *d, bool ws_ok = true)
 {
     const n_bucket nb = bucket_of(p->n);

@@ -256,7 +256,7 @@ skinny_ring_wg_tn(const skinny_params prm, const __grid_constant__ CUtensorMap t
      * previous grid on the stream wrote. No early trigger of the next grid:
      * its waiting CTAs would take the SMs this grid leaves idle, which
      * measured 5-33% slower, and a TMA L2 prefetch of the first stages
-     * before the wait 3-45% slower (bench/NOTES.md, session 9). */
+     * before the wait 3-45% slower (bench/NOTES.md). */
     griddepcontrol_wait();
     __syncthreads();
 

@@ -229,7 +229,7 @@ skinny_tn(const skinny_params prm)
      * depends on is complete (griddepcontrol.wait is a no-op without the
      * launch attribute). The next grid is not triggered early: the implicit
      * trigger as blocks exit measured 2-3% faster at 4096x{1,8}x4096 (H200,
-     * session 9); an early trigger lets its waiting blocks take SMs. (An L2
+     * ); an early trigger lets its waiting blocks take SMs. (An L2
      * prefetch of the first iterations' weights before the wait, one per
      * lane and load, measured 10-17% slower on H200.) */
     griddepcontrol_wait();

@@ -75,7 +75,7 @@ setup() {
 }
 
 @test "a reading just under the routing bar is written under it, not rounded up to it" {
-    # 0.9795 was once written as 0.980 and routed (session 13)
+    # 0.9795 was once written as 0.980 and routed
     csv="$BATS_TEST_TMPDIR/near.csv"
     table="$BATS_TEST_TMPDIR/near.table"
     printf '%s\n' "gpu,suite,dtype,layout,m,n,k,ours_ms,cublas_ms,speedup,route" \

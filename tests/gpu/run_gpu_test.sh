@@ -89,7 +89,7 @@ case $what in
     done
     # the 192x128 tile forced on a mixed sweep: what it refuses (beta != 0,
     # device scalars, a bias, ragged m, split-K) must be forwarded up front,
-    # never sent to it and fallen back (the session-17 decision-cache bug)
+    # never sent to it and fallen back (the decision-cache bug)
     rm -f "$log"
     GEMMSHIM_SEED=17 GEMMSHIM_SWEEP_CASES=160 GEMMSHIM_KERNELS=pingpong_192x128x64 GEMMSHIM_POLICY=eligible \
       run "$bin/test_hgemm_sweep" > "$logdir/mixed192.txt"; rc=$?
@@ -140,7 +140,7 @@ case $what in
   f32acc)
     # fp32 output at long K, no noise floor: our error <= 2x cuBLAS's for
     # every route that takes bf16/fp16 -> fp32 (each forced in turn), and
-    # the default policy (bench/NOTES.md, session 16)
+    # the default policy (bench/NOTES.md)
     for k in pingpong_128x128x64 pingpong_coop_256x128x64 pingpong_192x128x64 skinny; do
       rm -f "$log"
       echo "--- $k"

@@ -6,7 +6,7 @@
  * at k = 4096 (~4e-6), so a route up to 4-20x less accurate than cuBLAS
  * would still pass it. Here the rule is the issue's own, with no floor: our
  * relative error <= 2x cuBLAS's on the same inputs, against an fp64
- * reference. Measured (H100, session 16; bench/NOTES.md "fp32 output at
+ * reference. Measured (H100; bench/NOTES.md "fp32 output at
  * long K"): on shapes neither side splits, cuBLAS's error equals ours
  * (both accumulate in the tensor core); where we split k, ours is lower.
  *

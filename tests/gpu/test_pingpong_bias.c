@@ -58,13 +58,13 @@ static const tcase_t cases[] = {
     /* ... and a ragged m (2-byte output, m * 2 not a multiple of 16: direct
      * stores; 4 units on 128x128, 7 on coop: the ring path there) */
     {1001, 500, 4000, 1, 0, 0, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 2.f, 0.f, 0, 1, 0},
-    /* regression (session 3): ragged m with fp32 output after many full
+    /* regression: ragged m with fp32 output after many full
      * tiles; a staging buffer was rewritten while a TMA store still read it
      * (the hsweep case that differed between two identical calls) */
     {5582, 3209, 3, 3, 0, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_OTHER, -0.25f, 0.f, 1, 0, 0},
     /* the same with beta != 0 (C loaded through the staging buffers) and a bias */
     {5582, 1000, 64, 2, 0, 1, CUDA_R_16BF, CUDA_R_32F, GS_DT_F32, 1.f, 0.5f, 1, 0, 0},
-    /* short K, 16-bit output (session 7): on 128x128 the short-K variant's
+    /* short K, 16-bit output: on 128x128 the short-K variant's
      * batched epilogue (a tile's four sub-tiles staged, one fence, four
      * stores); beta != 0 loads C into all four buffers first; n ragged
      * (TMA clips the last n tile) */
@@ -89,7 +89,7 @@ static const tcase_t cases[] = {
     {4864, 1024, 4096, 1, 0, 0, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 1.f, 0.f, 1, 0, 1},
     /* ... 190 tiles, 58 ragged, ranges of ~14 of 32 k-blocks, with a bias */
     {2560, 2432, 2048, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 1, 0, 1},
-    /* plain epilogue (what the 192x128 tile takes; session 17): a last m
+    /* plain epilogue (what the 192x128 tile takes): a last m
      * tile of 8 rows clipped by TMA, n and k ragged, batched, NN */
     {968, 700, 777, 2, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 1.f, 0.f, 0, 0, 0},
     /* ... alpha != 1 (EPI_SCALE), fp32 output, TT, many tiles per CTA */

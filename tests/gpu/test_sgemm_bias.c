@@ -20,7 +20,7 @@
  * draw's sum happens to come to zero: a host model of our order and of a
  * pairwise one put it above 1e-5 for ~2% of draws of 1 x 1 x 131072, and
  * the ratio of two orders' errors on one output scatters over 10x: the
- * model fails the 2x rule on 1-2% of draws (H200, session 12, one such
+ * model fails the 2x rule on 1-2% of draws (H200, one such
  * run: ours 1.13e-5, cuBLAS 2.26e-6) with nothing wrong. With positive
  * terms nothing cancels: the error stays ~1e-7 while a lost or doubled
  * partial (>= 1/512 of the sum) is still a 2e-3 failure. Accuracy under cancellation is checked where the

@@ -88,7 +88,7 @@ int main(void)
     }
     CHECK_EQ_INT(mismatches, 0);
     CHECK(routed > 200); /* the sample does exercise routed decisions (299 of 3000 with
-                          * the table of session 13, matching m and n one by one) */
+                          * the built-in table, matching m and n one by one) */
     unsigned long long hits, misses;
     gs_decide_counts(&hits, &misses);
     CHECK(hits >= 3000);
@@ -124,7 +124,7 @@ int main(void)
     gs_decision_t d2 = decide(&p, &d, &no_pingpong);
     CHECK(d2.route != ROUTE_PINGPONG);
 
-    /* 3b. regression (session 17): whether a host beta is zero is part of
+    /* 3b. regression: whether a host beta is zero is part of
      * the key. The 192x128 pingpong tile takes only beta == 0; a beta != 0
      * call of a shape first decided with beta == 0 was sent to it, refused
      * at launch, and fell back (test_pdl_chain with the tile forced). */

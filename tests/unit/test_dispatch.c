@@ -546,7 +546,7 @@ static void table_per_gpu(void)
 
 /* m and n are matched one by one, not as m*n: a 1024x64 decode call (8
  * row blocks, 64 tokens) once took the reading of 4096x16 (1.10x) and ran at
- * half cuBLAS's speed in a Llama decode step (bench/NOTES.md, session 13).
+ * half cuBLAS's speed in a Llama decode step (bench/NOTES.md).
  * 1 to 8 tokens count as 8: their readings tie and the lower one holds. */
 static void table_matches_m_and_n(void)
 {
@@ -589,7 +589,7 @@ static void table_matches_m_and_n(void)
  * over the measured shape's (pingpong route, never up): 4096x2304x4096 lies
  * within the span of 4096x2048x4096 (1.01x) but deals 288 tiles of 256x128
  * in 3 waves of 132 SMs, where 4096x2048 deals 256 in 2; it measured 0.77x
- * (bench/NOTES.md, session 15) and was routed on the neighbour's reading. */
+ * (bench/NOTES.md) and was routed on the neighbour's reading. */
 static void table_scales_by_waves(void)
 {
     gs_device_t h200 = device(9, 0, 132);
@@ -655,7 +655,7 @@ static void table_scales_by_waves(void)
     CHECK(gs_table_ratio(FAMILY_SKINNY, 0, &p, &h200) == 1.10);
 }
 
-/* The 192x128 pingpong tile's can_implement (session 17): only the plain
+/* The 192x128 pingpong tile's can_implement: only the plain
  * epilogue (host scalars, beta == 0, no bias, m * sizeof(C) a multiple of
  * 16) and no split-K; each refusal against a positive control that differs
  * in that one input, and the other tiles still take what it refuses. */
