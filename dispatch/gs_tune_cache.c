@@ -299,6 +299,19 @@ static void parse_file(const char *buf, size_t len, const char *validator, parse
         out->fresh = 0, out->header_ok = out->header_ok && seen_format;
 }
 
+int gs_tune_cache_load_buffer(const char *buf, size_t len, const char *validator, int *fresh,
+                              size_t *lines, size_t *bad)
+{
+    parsed_t ps;
+    pthread_mutex_lock(&lock);
+    parse_file(buf, len, validator, &ps);
+    pthread_mutex_unlock(&lock);
+    *fresh = ps.fresh;
+    *lines = ps.lines;
+    *bad = ps.bad;
+    return len && !ps.header_ok ? -1 : 0;
+}
+
 /* Writes the header and every decision held to a temporary file renamed
  * over path. Under lock, with the file's flock held. */
 static int rewrite(const char *path, const char *validator)

@@ -51,6 +51,15 @@ enum { GS_TUNE_CACHE_READONLY = 0, GS_TUNE_CACHE_WRITE = 1 };
 int gs_tune_cache_open(const char *path, const char *validator, int mode, char *msg,
                        size_t msg_size);
 
+/* What gs_tune_cache_open does with a file's text once read (len bytes,
+ * NULs included), without a file: the decisions of a text whose validator
+ * is `validator` go into memory. 0: a cache text (fresh or stale: *fresh
+ * says which), *lines its decision lines, *bad those skipped (malformed or
+ * torn); -1: not a cache text (wrong or missing "format" line). Tests and
+ * the fuzzer. */
+int gs_tune_cache_load_buffer(const char *buf, size_t len, const char *validator, int *fresh,
+                              size_t *lines, size_t *bad);
+
 /* Stops writing to the file (tests; the process's end closes it too). */
 void gs_tune_cache_close(void);
 

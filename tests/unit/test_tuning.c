@@ -349,6 +349,29 @@ static void test_concurrent_writers(void)
     gs_tuned_reset();
 }
 
+/* The text of a cache, as the file reader parses it (and the fuzzer
+ * feeds it): the seed corpus's valid file loads both decisions. */
+static void test_load_buffer(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/fuzz/corpus/tune_cache/valid", GS_SOURCE_DIR);
+    char *text = slurp(path);
+    if (!CHECK(text != NULL))
+        return;
+    gs_tuned_reset();
+    int fresh = -1;
+    size_t lines = 0, bad = 0;
+    CHECK_EQ_INT(gs_tune_cache_load_buffer(text, strlen(text), "v", &fresh, &lines, &bad), 0);
+    CHECK(fresh == 1 && lines == 2 && bad == 0);
+    CHECK_EQ_INT((int)gs_tuned_count(), 2);
+    gs_tuned_reset();
+    CHECK_EQ_INT(gs_tune_cache_load_buffer(text, strlen(text), "w", &fresh, &lines, &bad), 0);
+    CHECK(fresh == 0 && gs_tuned_count() == 0); /* stale: nothing loaded */
+    CHECK_EQ_INT(gs_tune_cache_load_buffer("format 2\n", 9, "v", &fresh, &lines, &bad), -1);
+    free(text);
+    gs_tuned_reset();
+}
+
 static gs_routing_t routing(gs_tune_mode_t tune)
 {
     gs_routing_t r = {GS_MODE_ON, GS_POLICY_TABLE, gs_candidates_all(), tune};
@@ -438,5 +461,6 @@ int main(void)
     test_compaction();
     test_concurrent_writers();
     test_dispatch_tuned();
+    test_load_buffer();
     return GS_TEST_DONE();
 }
