@@ -27,7 +27,9 @@ void gs_log_call(const gs_problem_t *p, const gs_decision_t *dec, const char *ke
 void gs_log_fallback(const gs_problem_t *p, const char *kernel, const char *error);
 
 /* GPU time of one call, measured with events (shim/gs_timing.c). */
-void gs_log_add_time(gs_route_t route, double ms);
+/* tuned: the call was routed (or forwarded) by a tuned decision; the
+ * summary then gives the share of GPU time such calls took. */
+void gs_log_add_time(gs_route_t route, int tuned, double ms);
 
 /* The summary table (calls and time share per route) as one block in the
  * log; run at exit (by a forked child only if it made calls). */

@@ -87,7 +87,7 @@ static void timing_after_run(gs_serving_t *s)
     if (s->ab_sig)
         gs_timing_end_ab(s->timing_slot, s->stream, s->ab_sig, 1);
     else
-        gs_timing_end(s->timing_slot, s->stream, s->dec.route);
+        gs_timing_end(s->timing_slot, s->stream, s->dec.route, s->dec.tuned);
 }
 
 static void timing_fallback(gs_serving_t *s)
@@ -101,7 +101,7 @@ static void timing_after_forward(const gs_served_t *s)
     if (s->ab_sig)
         gs_timing_end_ab(s->timing_slot, s->stream, s->ab_sig, 0);
     else
-        gs_timing_end(s->timing_slot, s->stream, GS_ROUTE_FORWARD);
+        gs_timing_end(s->timing_slot, s->stream, GS_ROUTE_FORWARD, s->tuned);
 }
 
 static const gs_observer_t timing_observer = {

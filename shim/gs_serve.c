@@ -87,7 +87,8 @@ static gs_served_t forward(gs_serving_t *s, const char *why)
     }
     s->kernel = NULL;
     OBSERVE(on_forward, s);
-    gs_served_t out = {0, CUBLAS_STATUS_SUCCESS, s->timing_slot, s->stream, s->ab_sig};
+    gs_served_t out = {0, CUBLAS_STATUS_SUCCESS, s->timing_slot, s->stream, s->ab_sig,
+                       s->dec.tuned};
     return out;
 }
 
@@ -99,7 +100,7 @@ static gs_served_t answer(gs_serving_t *s, cublasStatus_t status, const char *wh
     s->dec = dec;
     s->status = status;
     OBSERVE(on_answered, s);
-    gs_served_t out = {1, status, -1, s->stream, NULL};
+    gs_served_t out = {1, status, -1, s->stream, NULL, 0};
     return out;
 }
 
@@ -292,7 +293,7 @@ static gs_served_t run(gs_serving_t *s, const gs_plan_t *pl, const gs_hooks_t *h
     int err = hooks->launch(launch_plan, &r);
     if (!err) {
         OBSERVE(after_run, s);
-        gs_served_t out = {1, CUBLAS_STATUS_SUCCESS, -1, s->stream, NULL};
+        gs_served_t out = {1, CUBLAS_STATUS_SUCCESS, -1, s->stream, NULL, 0};
         return out;
     }
     s->launch_error = err;
@@ -308,7 +309,7 @@ static gs_served_t run(gs_serving_t *s, const gs_plan_t *pl, const gs_hooks_t *h
 /* A plugin calling cuBLAS from inside a call (or while loading): refused,
  * neither routed nor forwarded, with nothing logged but the guard's one
  * line (include/gemmshim_plugin.h). */
-static const gs_served_t refused_reentry = {1, CUBLAS_STATUS_NOT_SUPPORTED, -1, NULL, NULL};
+static const gs_served_t refused_reentry = {1, CUBLAS_STATUS_NOT_SUPPORTED, -1, NULL, NULL, 0};
 
 gs_served_t gs_serve(const gs_call_t *c)
 {
@@ -318,7 +319,7 @@ gs_served_t gs_serve(const gs_call_t *c)
     gs_serving_t s;
     const cublasStatus_t handle_status = describe(c, &s);
     if (gs_tune_busy()) { /* cuBLAS's own call, made while the tuner runs its pairs */
-        gs_served_t out = {0, CUBLAS_STATUS_SUCCESS, -1, s.stream, NULL};
+        gs_served_t out = {0, CUBLAS_STATUS_SUCCESS, -1, s.stream, NULL, 0};
         return out;
     }
     s.routing = gs_routing();

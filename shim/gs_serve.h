@@ -12,6 +12,7 @@ typedef struct gs_served {
     int timing_slot;        /* forwarded calls: the GPU-time measurement */
     void *stream;
     gs_sig_t *ab_sig;       /* GEMMSHIM_MODE=ab, cuBLAS's turn: whose time it is */
+    int tuned;              /* forwarded by a tuned decision (cuBLAS as called won) */
 } gs_served_t;
 
 /* The serving pipeline (gs_serve.c): describes and checks the call, decides

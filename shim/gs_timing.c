@@ -17,6 +17,7 @@ typedef struct slot {
     gs_route_t route;
     gs_sig_t *sig; /* GEMMSHIM_MODE=ab: the signature and side the time is for */
     int ours;
+    int tuned;     /* the call's route was a tuned decision */
 } slot_t;
 
 static slot_t slots[SLOTS];
@@ -41,7 +42,7 @@ static void harvest(int wait)
             if (s->sig)
                 gs_log_ab_time(s->sig, s->ours, ms);
             else
-                gs_log_add_time(s->route, ms);
+                gs_log_add_time(s->route, s->tuned, ms);
         }
         s->state = FREE;
     }
@@ -91,13 +92,14 @@ int gs_timing_begin(void *stream)
     return found;
 }
 
-void gs_timing_end(int slot, void *stream, gs_route_t route)
+void gs_timing_end(int slot, void *stream, gs_route_t route, int tuned)
 {
     if (slot < 0)
         return;
     pthread_mutex_lock(&lock);
     slot_t *s = &slots[slot];
     s->route = route;
+    s->tuned = tuned;
     s->sig = NULL;
     s->state = cudaEventRecord(s->stop, (cudaStream_t)stream) == cudaSuccess ? PENDING : FREE;
     pthread_mutex_unlock(&lock);
@@ -110,6 +112,7 @@ void gs_timing_end_ab(int slot, void *stream, gs_sig_t *sig, int ours)
     pthread_mutex_lock(&lock);
     slot_t *s = &slots[slot];
     s->route = ours ? GS_ROUTE_COUNT : GS_ROUTE_FORWARD;
+    s->tuned = 0;
     s->sig = sig;
     s->ours = ours;
     s->state = cudaEventRecord(s->stop, (cudaStream_t)stream) == cudaSuccess ? PENDING : FREE;

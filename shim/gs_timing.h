@@ -10,7 +10,7 @@
 /* Start timing a call on `stream`; returns a slot, or -1 when not timed
  * (stream capture in progress, pool busy, no device). */
 int gs_timing_begin(void *stream);
-void gs_timing_end(int slot, void *stream, gs_route_t route);
+void gs_timing_end(int slot, void *stream, gs_route_t route, int tuned);
 /* The same, for GEMMSHIM_MODE=ab: the time goes to sig's ours or cuBLAS side. */
 void gs_timing_end_ab(int slot, void *stream, gs_sig_t *sig, int ours);
 /* Drop a started measurement (the call did not run after all). */
