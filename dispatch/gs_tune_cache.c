@@ -13,6 +13,10 @@
 #include <unistd.h>
 
 #define HEADER0 "# gemmshim tune cache"
+enum {
+    VALIDATOR_MAX = 1024,             /* bytes of a validator, with its NUL */
+    HEADER_MAX = VALIDATOR_MAX + 64,  /* the header's three lines */
+};
 #define FILE_MAX ((size_t)256 << 20)
 
 typedef struct entry {
@@ -321,7 +325,7 @@ static int rewrite(const char *path, const char *validator)
     int t = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (t < 0)
         return -1;
-    char head[1024];
+    char head[HEADER_MAX];
     header_of(validator, head, sizeof head);
     int rc = write_all(t, head, strlen(head));
     for (size_t i = 0; i < cap && !rc; ++i) {
@@ -341,7 +345,6 @@ static int rewrite(const char *path, const char *validator)
     return rc;
 }
 
-static char validator_open[1024];
 
 static int lock_file(int f)
 {
@@ -378,7 +381,7 @@ int gs_tune_cache_open(const char *path, const char *validator, int mode, char *
     if (msg_size)
         msg[0] = '\0';
     if (!path || !path[0] || strlen(path) >= sizeof path_open ||
-        strlen(validator) >= sizeof validator_open) {
+        strlen(validator) >= VALIDATOR_MAX) {
         snprintf(msg, msg_size, "tune cache path or validator too long");
         return -1;
     }
@@ -433,9 +436,8 @@ int gs_tune_cache_open(const char *path, const char *validator, int mode, char *
     }
     if (mode == GS_TUNE_CACHE_WRITE) {
         snprintf(path_open, sizeof path_open, "%s", path);
-        snprintf(validator_open, sizeof validator_open, "%s", validator);
         if (!len) {
-            char head[1200];
+            char head[HEADER_MAX];
             header_of(validator, head, sizeof head);
             if (write_all(f, head, strlen(head))) {
                 snprintf(msg, msg_size, "cannot write tune cache '%s': %s", path,
