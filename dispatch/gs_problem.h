@@ -181,6 +181,13 @@ static inline int gs_class_c_batches_disjoint(const gs_class_t *c)
     return (c->stride_c - c->m) / c->ldc >= c->n - 1 && c->stride_c >= c->m;
 }
 
+/* Bytes from the first element of C's windows to the last (every batch). */
+static inline size_t gs_c_span_bytes(const gs_problem_t *p)
+{
+    const int64_t last = (p->batch - 1) * p->stride_c + (p->n - 1) * p->ldc + p->m;
+    return (size_t)last * gs_dtype_size(p->c_type);
+}
+
 /* The largest power of two up to 256 dividing ptr's address; 0 for NULL. */
 static inline uint32_t gs_align_of(const void *ptr)
 {

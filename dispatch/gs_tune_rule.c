@@ -108,7 +108,6 @@ void gs_tune_add_pair(gs_tune_sig_t *s, int cand, double t_cublas, double t_cand
     if (!(t_cublas > 0.0) || !(t_cand > 0.0) || c->n >= GS_TUNE_PAIRS_MAX ||
         c->state != GS_CAND_LIVE)
         return;
-    c->cand_first[c->n] = (unsigned char)(cand_first != 0);
     c->log_ratio[c->n++] = log(t_cublas / t_cand);
     if (cand_first)
         c->first_cand[c->n_first_cand++] = t_cand;

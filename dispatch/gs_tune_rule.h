@@ -43,7 +43,6 @@ typedef struct gs_tune_cand {
     int n;        /* pairs whose times are in */
     int timed;    /* timed pairs enqueued so far (their order alternates with it) */
     double log_ratio[GS_TUNE_PAIRS_MAX];        /* both positions (pruning) */
-    unsigned char cand_first[GS_TUNE_PAIRS_MAX]; /* that pair's order */
     double first_cand[GS_TUNE_PAIRS_MAX];        /* the candidate's time when first */
     double first_cublas[GS_TUNE_PAIRS_MAX];      /* cuBLAS's time when first */
     int n_first_cand, n_first_cublas;

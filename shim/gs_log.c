@@ -55,7 +55,7 @@ const char *gs_entry_name(gs_entry_t e, int is_64)
     return (unsigned)e < GS_EP_COUNT ? entry_names[e][is_64 ? 1 : 0] : "?";
 }
 
-static const char *dtype_name(gs_dtype_t t)
+const char *gs_dtype_name(gs_dtype_t t)
 {
     switch (t) {
     case GS_DT_F32: return "f32";
@@ -179,8 +179,8 @@ void gs_log_call(const gs_problem_t *p, const gs_decision_t *dec, const char *ke
         snprintf(line, sizeof line,
                  "%s %c%c %s,%s->%s compute=%s m=%lld n=%lld k=%lld batch=%lld%s -> %s (%s)",
                  gs_entry_name(p->entry, p->is_64), p->trans_a ? 'T' : 'N',
-                 p->trans_b ? 'T' : 'N', dtype_name(p->a_type), dtype_name(p->b_type),
-                 dtype_name(p->c_type), compute_name(p->compute), (long long)p->m,
+                 p->trans_b ? 'T' : 'N', gs_dtype_name(p->a_type), gs_dtype_name(p->b_type),
+                 gs_dtype_name(p->c_type), compute_name(p->compute), (long long)p->m,
                  (long long)p->n, (long long)p->k, (long long)p->batch,
                  p->bias ? " +bias" : "",
                  kernel ? kernel : gs_route_name(dec->route), dec->reason);
@@ -331,8 +331,8 @@ gs_sig_t *gs_log_ab_turn(const gs_problem_t *p, const gs_decision_t *dec, const 
         if (!sg->shape[0]) {
             snprintf(sg->shape, sizeof sg->shape, "%s %c%c %s,%s->%s m=%lld n=%lld k=%lld "
                      "batch=%lld", gs_entry_name(p->entry, p->is_64), p->trans_a ? 'T' : 'N',
-                     p->trans_b ? 'T' : 'N', dtype_name(p->a_type), dtype_name(p->b_type),
-                     dtype_name(p->c_type), (long long)p->m, (long long)p->n, (long long)p->k,
+                     p->trans_b ? 'T' : 'N', gs_dtype_name(p->a_type), gs_dtype_name(p->b_type),
+                     gs_dtype_name(p->c_type), (long long)p->m, (long long)p->n, (long long)p->k,
                      (long long)p->batch);
             snprintf(sg->kernel, sizeof sg->kernel, "%s", kernel);
         }

@@ -13,6 +13,7 @@
  * and checked with cublasLtMatmulAlgoCheck. Runs through the real
  * cuBLASLt, on the call's stream, D = C in place. */
 #include "gs_lt_algos.h"
+#include "gs_class_map.h"
 #include "gs_family.h"
 #include "gs_kernels.h"
 #include "gs_log.h"
@@ -99,8 +100,7 @@ static int fns_ready(void)
 
 /* One class's cublasLtMatmul: descriptors and the algorithms listed for it. */
 typedef struct lt_sig {
-    gs_class_t cls;
-    int ordinal;
+    gs_class_key_t key; /* first: the table's key (gs_class_map.h) */
     int usable; /* descriptors built and the heuristic asked */
     cublasComputeType_t compute;
     cudaDataType_t scale, at, bt, ct;
@@ -114,8 +114,9 @@ typedef struct lt_sig {
 } lt_sig_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static lt_sig_t *sigs[SIGS_MAX]; /* open addressing; entries never freed (plans point at them) */
-static int n_sigs;
+/* entries never freed: plans point at them */
+static void *sig_slots[SIGS_MAX];
+static gs_class_map_t sigs = {sig_slots, SIGS_MAX, SIGS_MAX / 2, 0};
 static cublasLtHandle_t handles[DEVICES_MAX];
 
 static cudaDataType_t cuda_type(int t)
@@ -205,8 +206,8 @@ static cublasLtHandle_t handle_for(int ordinal)
 /* Builds s's descriptors and asks the heuristic. Under lock. */
 static void describe(lt_sig_t *s)
 {
-    const gs_class_t *c = &s->cls;
-    cublasLtHandle_t h = handle_for(s->ordinal);
+    const gs_class_t *c = &s->key.cls;
+    cublasLtHandle_t h = handle_for(s->key.ordinal);
     if (!h)
         return;
     s->compute = (cublasComputeType_t)lt_compute(c);
@@ -287,29 +288,14 @@ static lt_sig_t *sig_of(const gs_class_t *c, const gs_device_t *d)
     if (!d->present || !eligible(c) || !fns_ready())
         return NULL;
     pthread_mutex_lock(&lock);
-    size_t i = (size_t)gs_class_hash(c, (uint64_t)d->ordinal) % SIGS_MAX;
-    lt_sig_t *found = NULL;
-    for (size_t probes = 0; probes < SIGS_MAX; ++probes, i = (i + 1) % SIGS_MAX) {
-        lt_sig_t *s = sigs[i];
-        if (!s) {
-            if (n_sigs >= SIGS_MAX / 2)
-                break; /* full enough: no more classes */
-            s = calloc(1, sizeof *s);
-            if (!s)
-                break;
-            s->cls = *c;
-            s->ordinal = d->ordinal;
-            pthread_mutex_init(&s->bias_lock, NULL);
-            describe(s);
-            sigs[i] = s;
-            ++n_sigs;
-            found = s;
-            break;
-        }
-        if (s->ordinal == d->ordinal && !memcmp(&s->cls, c, sizeof *c)) {
-            found = s;
-            break;
-        }
+    void **slot = gs_class_map_slot(&sigs, c, d->ordinal);
+    lt_sig_t *found = slot ? *slot : NULL; /* no slot: full, no more classes */
+    if (slot && !found && (found = calloc(1, sizeof *found))) {
+        found->key.cls = *c;
+        found->key.ordinal = d->ordinal;
+        pthread_mutex_init(&found->bias_lock, NULL);
+        describe(found);
+        gs_class_map_put(&sigs, slot, found);
     }
     pthread_mutex_unlock(&lock);
     return found && found->usable ? found : NULL;
@@ -335,26 +321,38 @@ static int can_implement(const gs_class_t *c, const gs_device_t *d, int config)
     return slot_ready(sig_of(c, d), config);
 }
 
+/* The plan's data: the class's entry, found once by plan and used by run. */
+enum { LT_PLAN_TAG = 0x4c545031u }; /* "LTP1" */
+typedef struct lt_plan {
+    uint32_t tag;
+    const lt_sig_t *sig;
+} lt_plan_t;
+_Static_assert(sizeof(lt_plan_t) <= GS_PLAN_DATA_MAX, "the plan fits gs_plan_t.data");
+
 static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *pl)
 {
-    const lt_sig_t *s = sig_of(&p->cls, d);
+    const lt_plan_t lp = {LT_PLAN_TAG, sig_of(&p->cls, d)};
+    memcpy(pl->data.bytes, &lp, sizeof lp);
     pl->kernel = config_name(pl->config);
-    pl->workspace_bytes =
-        slot_ready(s, pl->config) && s->ws[pl->config] ? GS_WS_FLAG_BYTES + s->ws[pl->config] : 0;
+    pl->workspace_bytes = slot_ready(lp.sig, pl->config) && lp.sig->ws[pl->config]
+                              ? GS_WS_FLAG_BYTES + lp.sig->ws[pl->config]
+                              : 0;
 }
 
 static int run(const gs_plan_t *pl, const gs_problem_t *p, const gs_device_t *d)
 {
-    const lt_sig_t *s = sig_of(&p->cls, d);
-    if (!slot_ready(s, pl->config))
-        return 1; /* cudaErrorInvalidValue: nothing enqueued */
-    cublasLtHandle_t h = handles[s->ordinal];
-    const size_t ws = s->ws[pl->config];
-    if (!gs_plan_workspace_ok(pl, p)
-        || (ws && (!p->workspace || p->workspace_size < GS_WS_FLAG_BYTES + ws)))
+    (void)d;
+    lt_plan_t lp;
+    memcpy(&lp, pl->data.bytes, sizeof lp);
+    const lt_sig_t *s = lp.sig;
+    if (lp.tag != LT_PLAN_TAG || !slot_ready(s, pl->config))
+        return 1; /* cudaErrorInvalidValue: not a plan of ours; nothing enqueued */
+    if (!gs_plan_workspace_ok(pl, p)) /* workspace_bytes: the flag bytes and ws */
         return GS_RUN_NO_WORKSPACE; /* nothing enqueued (dispatch/gs_family.h) */
+    cublasLtHandle_t h = handles[s->key.ordinal];
+    const size_t ws = s->ws[pl->config];
     void *w = ws ? (char *)p->workspace + GS_WS_FLAG_BYTES : NULL;
-    const int bias = s->cls.bias_type != GS_DT_OTHER;
+    const int bias = s->key.cls.bias_type != GS_DT_OTHER;
     if (bias) { /* the shared descriptor holds one call's pointer at a time */
         pthread_mutex_lock((pthread_mutex_t *)&s->bias_lock);
         fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p->bias, sizeof p->bias);
@@ -434,7 +432,7 @@ static int config_from_text(const gs_problem_t *p, const gs_device_t *d, const c
     int rc = -1;
     cublasLtMatmulAlgo_t a;
     cublasLtMatmulHeuristicResult_t res;
-    cublasLtHandle_t h = handles[s->ordinal];
+    cublasLtHandle_t h = handles[s->key.ordinal];
     if (slot_ready(s, IMPORTED)) {
         algo_attrs_t u;
         if (!attrs_of(&s->algo[IMPORTED], &u) && !memcmp(&u, &t, sizeof t))

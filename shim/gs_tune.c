@@ -2,6 +2,7 @@
 #include "gs_tune.h"
 #include "gs_as_called.h"
 #include "gs_capture.h"
+#include "gs_class_map.h"
 #include "gs_config.h"
 #include "gs_dispatch.h"
 #include "gs_hooks.h"
@@ -50,8 +51,7 @@ typedef struct pending {
 } pending_t;
 
 typedef struct tsig {
-    gs_class_t cls;
-    int ordinal;
+    gs_class_key_t key;  /* first: the signature table's key (gs_class_map.h) */
     cudaStream_t owner;  /* the one stream that tunes it */
     int decided;
     gs_tune_sig_t rule;
@@ -65,8 +65,8 @@ typedef struct tsig {
 } tsig_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static tsig_t *sigs[SIGS_MAX * 2];
-static int n_sigs;
+static void *sig_slots[SIGS_MAX * 2];
+static gs_class_map_t sigs = {sig_slots, SIGS_MAX * 2, SIGS_MAX, 0};
 static double spent_ms;
 static unsigned long long n_decided, n_won, served_tuned, served_total;
 static double (*cmp_sums)[3];  /* pinned */
@@ -173,10 +173,10 @@ void gs_tune_start(const gs_device_t *d)
 
 static void shape_of(const gs_problem_t *p, char *buf, size_t size)
 {
-    static const char *const types[] = {"?", "f32", "f16", "bf16", "f64"};
+    const int out = p->c_type != p->a_type;
     snprintf(buf, size, "%s %s%s%s %c%c m=%lld n=%lld k=%lld batch=%lld lda=%lld ldb=%lld ldc=%lld",
-             gs_entry_name(p->entry, p->is_64), types[p->a_type & 7 ? p->a_type % 5 : 0],
-             p->c_type != p->a_type ? "->" : "", p->c_type != p->a_type ? types[p->c_type % 5] : "",
+             gs_entry_name(p->entry, p->is_64), gs_dtype_name(p->a_type), out ? "->" : "",
+             out ? gs_dtype_name(p->c_type) : "",
              p->trans_a ? 'T' : 'N', p->trans_b ? 'T' : 'N', (long long)p->m, (long long)p->n,
              (long long)p->k, (long long)p->batch, (long long)p->lda, (long long)p->ldb,
              (long long)p->ldc);
@@ -185,47 +185,37 @@ static void shape_of(const gs_problem_t *p, char *buf, size_t size)
 /* Under lock: the signature's state, created with its candidates. */
 static tsig_t *sig_of(const gs_problem_t *p, const gs_device_t *d, cudaStream_t stream)
 {
-    size_t i = (size_t)gs_class_hash(&p->cls, (uint64_t)d->ordinal) % (SIGS_MAX * 2);
-    for (size_t probes = 0; probes < SIGS_MAX * 2; ++probes, i = (i + 1) % (SIGS_MAX * 2)) {
-        tsig_t *s = sigs[i];
-        if (s && s->ordinal == d->ordinal && !memcmp(&s->cls, &p->cls, sizeof p->cls))
-            return s;
-        if (s)
-            continue;
-        if (n_sigs >= SIGS_MAX) {
-            if (!said_full++)
-                gs_msg("tune: %d signatures tuned; later ones keep the prior", SIGS_MAX);
-            return NULL;
-        }
-        s = calloc(1, sizeof *s);
-        if (!s)
-            return NULL;
-        s->cls = p->cls;
-        s->ordinal = d->ordinal;
-        s->owner = stream;
-        gs_tune_init(&s->rule);
-        shape_of(p, s->shape, sizeof s->shape);
-        const gs_routing_t r = gs_routing();
-        busy = 1; /* cuBLASLt's heuristic runs inside the lt family's can_implement */
-        for (int k = 0; k < gs_candidate_count(); ++k) {
-            int config;
-            const gs_family_t *f = gs_candidate(k, &config);
-            if (!(r.allowed & (1ull << k)) || !f->can_implement(&p->cls, d, config) ||
-                (p->cls.sm_count_target && !f->honours_sm_count_target))
-                continue;
-            for (int fi = 0; fi < gs_family_count(); ++fi)
-                if (gs_family_at(fi) == f) {
-                    const int ci = gs_tune_add(&s->rule, fi, config);
-                    if (ci >= 0)
-                        s->needs_compare[ci] = 1;
-                }
-        }
-        busy = 0;
-        sigs[i] = s;
-        ++n_sigs;
-        return s;
+    void **slot = gs_class_map_slot(&sigs, &p->cls, d->ordinal);
+    if (!slot) {
+        if (!said_full++)
+            gs_msg("tune: %d signatures tuned; later ones keep the prior", SIGS_MAX);
+        return NULL;
     }
-    return NULL;
+    if (*slot)
+        return *slot;
+    tsig_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->key.cls = p->cls;
+    s->key.ordinal = d->ordinal;
+    s->owner = stream;
+    gs_tune_init(&s->rule);
+    shape_of(p, s->shape, sizeof s->shape);
+    const gs_routing_t r = gs_routing();
+    busy = 1; /* cuBLASLt's heuristic runs inside the lt family's can_implement */
+    for (int k = 0; k < gs_candidate_count(); ++k) {
+        int config;
+        const gs_family_t *f = gs_candidate(k, &config);
+        if (!(r.allowed & (1ull << k)) || !f->can_implement(&p->cls, d, config) ||
+            (p->cls.sm_count_target && !f->honours_sm_count_target))
+            continue;
+        const int ci = gs_tune_add(&s->rule, gs_route_of(f) - GS_ROUTE_FAMILY0, config);
+        if (ci >= 0)
+            s->needs_compare[ci] = 1;
+    }
+    busy = 0;
+    gs_class_map_put(&sigs, slot, s);
+    return s;
 }
 
 /* ---- events ---- */
@@ -275,11 +265,6 @@ static int cmp_slot(void)
 
 /* ---- pairs ---- */
 
-static size_t c_span(const gs_problem_t *p)
-{
-    const int64_t last = (p->batch - 1) * p->stride_c + (p->n - 1) * p->ldc + p->m;
-    return (size_t)last * gs_dtype_size(p->c_type);
-}
 
 /* The two outputs keep C's offset within 256 bytes: the same alignment. */
 static char *out_of(const tsig_t *s, int which, const void *C)
@@ -363,7 +348,7 @@ static void decide(tsig_t *s, const gs_problem_t *p, const gs_device_t *d, const
         s->scratch = NULL;
     }
     char msg[600];
-    if (gs_tuned_put(&s->cls, &t, s->shape, msg, sizeof msg))
+    if (gs_tuned_put(&s->key.cls, &t, s->shape, msg, sizeof msg))
         gs_msg("tune: %s", msg);
     int live = 0;
     for (int i = 0; i < s->rule.n_cand; ++i)
@@ -408,7 +393,7 @@ static void collect(tsig_t *s, const gs_problem_t *p, const gs_device_t *d,
         gs_tune_cand_t *c = &s->rule.cand[pd->cand];
         if (pd->cmp >= 0 && q == cudaSuccess) {
             const double *sums = cmp_sums[pd->cmp];
-            const double rel = sums[1] > 0.0 ? sqrt(sums[0] / sums[1]) : sqrt(sums[0]);
+            const double rel = gs_verify_relative(sums);
             const double tol = gs_verify_tolerance(p);
             if (sums[2] > 0.0 || !isfinite(rel)) {
                 s->needs_compare[pd->cand] = 1; /* inconclusive: compare again */
@@ -465,7 +450,7 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
     }
     cudaStream_t st = s->owner;
     char *cand_out = out_of(s, 0, p->C), *ref_out = out_of(s, 1, p->C);
-    if (s->cls.beta_kind != GS_BETA_ZERO) { /* both start from the caller's C */
+    if (s->key.cls.beta_kind != GS_BETA_ZERO) { /* both start from the caller's C */
         cudaMemcpyAsync(cand_out, p->C, s->c_bytes, cudaMemcpyDeviceToDevice, st);
         cudaMemcpyAsync(ref_out, p->C, s->c_bytes, cudaMemcpyDeviceToDevice, st);
     }
@@ -512,13 +497,6 @@ void gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *
 {
     const gs_config_t *cfg = gs_cfg();
     cudaStream_t st = (cudaStream_t)p->stream;
-    enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
-    if (busy || cudaStreamIsCapturing(st, &cap) != cudaSuccess ||
-        cap != cudaStreamCaptureStatusNone) {
-        cudaGetLastError();
-        return; /* nothing is tuned inside capture */
-    }
-    gs_tune_start(d);
     pthread_mutex_lock(&lock);
     tsig_t *s = sig_of(p, d, st);
     if (!s || s->decided || s->owner != st) {
@@ -542,7 +520,7 @@ void gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *
         decide(s, p, d, NULL);
     } else if (spent_ms < cfg->tune.budget_ms) {
         if (!s->scratch) {
-            s->c_bytes = c_span(p);
+            s->c_bytes = gs_c_span_bytes(p);
             s->flush_bytes = flush_size(d);
             const size_t bytes = scratch_bytes(s->c_bytes, s->flush_bytes);
             void *ptr = NULL;

@@ -72,6 +72,11 @@ static int init_once(void)
  * (relative Frobenius): fp32 accumulation order for fp32 output (growing with
  * sqrt(k)), one rounding of the output for 16-bit types. GEMMSHIM_VERIFY_TOL
  * overrides. */
+double gs_verify_relative(const double sums[3])
+{
+    return sums[1] > 0.0 ? sqrt(sums[0] / sums[1]) : sqrt(sums[0]);
+}
+
 double gs_verify_tolerance(const gs_problem_t *p)
 {
     double t = gs_cfg()->verify_tol;
@@ -98,7 +103,7 @@ double gs_verify_tolerance(const gs_problem_t *p)
 static void CUDART_CB deliver(void *arg)
 {
     verdict_t *v = arg;
-    double rel = v->sums[1] > 0.0 ? sqrt(v->sums[0] / v->sums[1]) : sqrt(v->sums[0]);
+    double rel = gs_verify_relative(v->sums);
     int bad = v->sums[2] > 0.0 || rel > v->tol;
     pthread_mutex_lock(&lock);
     ++checked;
@@ -137,12 +142,6 @@ static int say_once(int *flag, const char *what)
     return -1;
 }
 
-/* Elements from the first to the last of C's windows. */
-static size_t c_span(const gs_problem_t *p)
-{
-    int64_t last = (p->batch - 1) * p->stride_c + (p->n - 1) * p->ldc + p->m;
-    return (size_t)last * gs_dtype_size(p->c_type);
-}
 
 static int compute_for_cublas(const gs_call_t *c, const gs_problem_t *p)
 {
@@ -169,7 +168,7 @@ int gs_verify_begin(const gs_call_t *c, const gs_problem_t *p, const char *kerne
             v->slot = i;
     if (v->slot < 0)
         return say_once(&said_busy, "too many verdicts in flight; some calls not verified");
-    v->c_bytes = c_span(p);
+    v->c_bytes = gs_c_span_bytes(p);
     size_t bytes = (v->c_bytes + 15) / 16 * 16 + 3 * sizeof(double);
     if (gs_hooks()->alloc_async(&v->scratch, bytes, s) != cudaSuccess) {
         __atomic_store_n(&verdicts[v->slot].busy, 0, __ATOMIC_RELEASE);

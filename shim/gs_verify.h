@@ -31,6 +31,10 @@ void gs_verify_cancel(gs_verify_t *v, const gs_problem_t *p);
  * GEMMSHIM_VERIFY_TOL or the per-type default; 0: bit-exact. */
 double gs_verify_tolerance(const gs_problem_t *p);
 
+/* The relative Frobenius difference of a comparison's sums (gs_compare_launch:
+ * sum (ours-ref)^2, sum ref^2, elements finite on one side only). */
+double gs_verify_relative(const double sums[3]);
+
 /* Comparisons enqueued whose verdict has not been read yet. */
 unsigned gs_verify_in_flight(void);
 

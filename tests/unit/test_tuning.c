@@ -3,6 +3,7 @@
  * compaction, concurrent writers, a writer killed mid-run) and dispatch's
  * use of tuned decisions. */
 #include "dispatch_fixtures.h"
+#include "gs_class_map.h"
 #include "gs_dispatch.h"
 #include "gs_registry.h"
 #include "gs_test.h"
@@ -372,6 +373,40 @@ static void test_load_buffer(void)
     gs_tuned_reset();
 }
 
+/* The per-class table the tuner and the cuBLASLt family keep entries in. */
+static void test_class_map(void)
+{
+    typedef struct entry {
+        gs_class_key_t key;
+        int value;
+    } entry_t;
+    void *slots[8] = {0};
+    gs_class_map_t m = {slots, 8, 3, 0};
+    entry_t e[4];
+    for (int i = 0; i < 4; ++i) {
+        memset(&e[i], 0, sizeof e[i]);
+        e[i].key.cls = class_n(10 + i);
+        e[i].key.ordinal = 0;
+        e[i].value = i;
+    }
+    void **s0 = gs_class_map_slot(&m, &e[0].key.cls, 0);
+    CHECK(s0 && !*s0); /* not there: its empty slot */
+    gs_class_map_put(&m, s0, &e[0]);
+    CHECK(gs_class_map_slot(&m, &e[0].key.cls, 0) == s0 && *s0 == &e[0]);
+    /* the same class on another device is another entry */
+    void **s0b = gs_class_map_slot(&m, &e[0].key.cls, 1);
+    CHECK(s0b && !*s0b && s0b != s0);
+    for (int i = 1; i < 3; ++i)
+        gs_class_map_put(&m, gs_class_map_slot(&m, &e[i].key.cls, 0), &e[i]);
+    CHECK_EQ_INT((int)m.count, 3);
+    /* full (max_count): what is there is found, nothing more is taken */
+    CHECK(!gs_class_map_slot(&m, &e[3].key.cls, 0));
+    for (int i = 0; i < 3; ++i) {
+        void **s = gs_class_map_slot(&m, &e[i].key.cls, 0);
+        CHECK(s && *s && ((entry_t *)*s)->value == i);
+    }
+}
+
 static gs_routing_t routing(gs_tune_mode_t tune)
 {
     gs_routing_t r = {GS_MODE_ON, GS_POLICY_TABLE, gs_candidates_all(), tune};
@@ -462,5 +497,6 @@ int main(void)
     test_concurrent_writers();
     test_dispatch_tuned();
     test_load_buffer();
+    test_class_map();
     return GS_TEST_DONE();
 }
