@@ -71,12 +71,12 @@ static double t975(int df)
 int gs_tune_bounds(const gs_tune_cand_t *c, double *mean, double *lo)
 {
     double x[GS_TUNE_PAIRS_MAX];
-    const int n = c->n_first_cand < c->n_first_cublas ? c->n_first_cand : c->n_first_cublas;
+    const int n = c->n_cand_first < c->n_cublas_first ? c->n_cand_first : c->n_cublas_first;
     if (n < 2)
         return 0;
     double sum = 0.0, sq = 0.0;
     for (int i = 0; i < n; ++i) {
-        x[i] = log(c->first_cublas[i] / c->first_cand[i]);
+        x[i] = 0.5 * (c->cand_first[i] + c->cublas_first[i]);
         sum += x[i];
     }
     const double m = sum / n;
@@ -108,11 +108,12 @@ void gs_tune_add_pair(gs_tune_sig_t *s, int cand, double t_cublas, double t_cand
     if (!(t_cublas > 0.0) || !(t_cand > 0.0) || c->n >= GS_TUNE_PAIRS_MAX ||
         c->state != GS_CAND_LIVE)
         return;
-    c->log_ratio[c->n++] = log(t_cublas / t_cand);
+    const double x = log(t_cublas / t_cand);
+    c->log_ratio[c->n++] = x;
     if (cand_first)
-        c->first_cand[c->n_first_cand++] = t_cand;
+        c->cand_first[c->n_cand_first++] = x;
     else
-        c->first_cublas[c->n_first_cublas++] = t_cublas;
+        c->cublas_first[c->n_cublas_first++] = x;
     if (c->n == lim->prune_after) {
         double sum = 0.0;
         for (int i = 0; i < c->n; ++i)

@@ -5,16 +5,18 @@
  * feed synthetic ones.
  *
  * A pair is one candidate and cuBLAS-as-called run back to back on the same
- * inputs, L2 flushed before it (shim/gs_tune.c). The first of a pair reads
- * its operands from memory, as a call between a model's other kernels
- * mostly does; the second finds them in L2 where the first brought them. So
- * pairs alternate their order and only first-position times count: sample k
- * is log(t_cublas / t_cand) of the k-th cuBLAS-first pair's cuBLAS time and
- * the k-th candidate-first pair's candidate time (> 0: the candidate is
- * faster). A candidate wins only when the lower 95% bound (Student's t) of
- * the mean of those samples, over at least min_pairs pairs, exceeds
- * log(win_ratio); of several winners the one with the highest mean is
- * taken. Otherwise the signature stays with cuBLAS as called. */
+ * inputs, L2 flushed before each side (shim/gs_tune.c), so both read their
+ * operands from memory, as a call between a model's other kernels mostly
+ * does. A pair's sample is log(t_cublas / t_cand) of its own two times (> 0:
+ * the candidate is faster): the GPU's clock, which drifts between pairs by
+ * more than most gains, is the same for both. Pairs alternate their order,
+ * and the statistic's samples are order-balanced: sample k is the mean of
+ * the k-th candidate-first and the k-th cuBLAS-first pair's, so what the
+ * flush leaves of a position effect cancels. A candidate wins only when the
+ * lower 95% bound (Student's t) of the mean of those samples, over at least
+ * min_pairs pairs, exceeds log(win_ratio); of several winners the one with
+ * the highest mean is taken. Otherwise the signature stays with cuBLAS as
+ * called. */
 #ifndef GS_TUNE_RULE_H
 #define GS_TUNE_RULE_H
 
@@ -42,10 +44,10 @@ typedef struct gs_tune_cand {
     int enqueued; /* pairs enqueued, their times not all in yet */
     int n;        /* pairs whose times are in */
     int timed;    /* timed pairs enqueued so far (their order alternates with it) */
-    double log_ratio[GS_TUNE_PAIRS_MAX];        /* both positions (pruning) */
-    double first_cand[GS_TUNE_PAIRS_MAX];        /* the candidate's time when first */
-    double first_cublas[GS_TUNE_PAIRS_MAX];      /* cuBLAS's time when first */
-    int n_first_cand, n_first_cublas;
+    double log_ratio[GS_TUNE_PAIRS_MAX];  /* every pair's, in order (pruning) */
+    double cand_first[GS_TUNE_PAIRS_MAX]; /* log ratios of the candidate-first pairs */
+    double cublas_first[GS_TUNE_PAIRS_MAX]; /* ... and of the cuBLAS-first ones */
+    int n_cand_first, n_cublas_first;
 } gs_tune_cand_t;
 
 typedef struct gs_tune_limits {
@@ -96,7 +98,7 @@ int gs_tune_done(const gs_tune_sig_t *s, const gs_tune_limits_t *lim);
 int gs_tune_decide(const gs_tune_sig_t *s, const gs_tune_limits_t *lim, double *gain,
                    double *lo95);
 
-/* One candidate's mean log ratio over its first-position samples and the
+/* One candidate's mean log ratio over its order-balanced samples and the
  * lower 95% bound (Student's t); 0 when it has fewer than 2 such samples. */
 int gs_tune_bounds(const gs_tune_cand_t *c, double *mean, double *lo);
 

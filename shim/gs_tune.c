@@ -25,9 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef GS_BUILD_ID
-#define GS_BUILD_ID "unknown"
-#endif
+#include "gs_build_id.h" /* GS_BUILD_ID: a hash of the sources (cmake/gs_build_id.cmake) */
 #ifndef GS_VERSION
 #define GS_VERSION "0"
 #endif
@@ -43,7 +41,7 @@ enum {
 
 typedef struct pending {
     int cand;
-    cudaEvent_t ev[4];   /* start, between, end; after the comparison's copy */
+    cudaEvent_t ev[5];   /* each side's start and end; after the comparison's copy */
     int first_is_cand;
     int warmup;          /* a candidate's first pair: compared, not timed (it may
                             load modules lazily, build plans, fill caches) */
@@ -244,7 +242,7 @@ static void event_put(cudaEvent_t e)
 
 static void pending_release(pending_t *pd)
 {
-    for (int i = 0; i < 4; ++i)
+    for (size_t i = 0; i < sizeof pd->ev / sizeof pd->ev[0]; ++i)
         event_put(pd->ev[i]), pd->ev[i] = NULL;
     if (pd->cmp >= 0)
         cmp_busy[pd->cmp] = 0;
@@ -287,8 +285,8 @@ static size_t scratch_bytes(size_t c_bytes, size_t flush_bytes)
     return 4 * 256 + 2 * (c_bytes + 512) + PEND_MAX * 3 * sizeof(double) + flush_bytes;
 }
 
-/* Written before every pair: twice the L2, so the pair's first side reads
- * its operands from memory (gs_tune_rule.h). */
+/* Written before each side of a pair: twice the L2, so each side reads its
+ * operands from memory (gs_tune_rule.h). */
 static char *flush_of(const tsig_t *s)
 {
     const uintptr_t end = (uintptr_t)(sums_of(s) + PEND_MAX * 3);
@@ -379,13 +377,13 @@ static void collect(tsig_t *s, const gs_problem_t *p, const gs_device_t *d,
     int done = 0;
     while (done < s->n_pend) {
         pending_t *pd = &s->pend[done];
-        cudaEvent_t last = pd->cmp >= 0 ? pd->ev[3] : pd->ev[2];
+        cudaEvent_t last = pd->cmp >= 0 ? pd->ev[4] : pd->ev[3];
         const cudaError_t q = cudaEventQuery(last);
         if (q == cudaErrorNotReady)
             break;
         float t0 = 0.f, t1 = 0.f;
         if (q != cudaSuccess || cudaEventElapsedTime(&t0, pd->ev[0], pd->ev[1]) != cudaSuccess ||
-            cudaEventElapsedTime(&t1, pd->ev[1], pd->ev[2]) != cudaSuccess) {
+            cudaEventElapsedTime(&t1, pd->ev[2], pd->ev[3]) != cudaSuccess) {
             cudaGetLastError();
             t0 = t1 = 0.f;
         }
@@ -439,7 +437,7 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
     const int compare = s->needs_compare[ci];
     pd->warmup = compare && !s->rule.cand[ci].checked;
     pd->first_is_cand = pd->warmup ? 1 : gs_tune_order(&s->rule, ci);
-    for (int i = 0; i < (compare ? 4 : 3); ++i)
+    for (int i = 0; i < (compare ? 5 : 4); ++i)
         if (!(pd->ev[i] = event_get())) {
             pending_release(pd);
             return -1;
@@ -454,17 +452,19 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
         cudaMemcpyAsync(cand_out, p->C, s->c_bytes, cudaMemcpyDeviceToDevice, st);
         cudaMemcpyAsync(ref_out, p->C, s->c_bytes, cudaMemcpyDeviceToDevice, st);
     }
-    int err = cudaMemsetAsync(flush_of(s), s->rule.calls & 0xff, s->flush_bytes, st);
-    if (!err)
-        err = gs_spin_launch(st, SPIN_NS);
-    if (!err)
-        err = cudaEventRecord(pd->ev[0], st);
+    /* L2 flushed before each side, so neither finds the other's operands
+     * there; the spin (once, ahead of both) lets the host queue the pair. */
+    int err = gs_spin_launch(st, SPIN_NS);
     for (int half = 0; half < 2 && !err; ++half) {
         const int cand_now = (half == 0) == pd->first_is_cand;
-        err = cand_now ? run_candidate(s, &s->rule.cand[ci], p, d, cand_out)
-                       : (gs_cublas_as_called(c, ref_out) != CUBLAS_STATUS_SUCCESS);
+        err = cudaMemsetAsync(flush_of(s), (s->rule.calls + half) & 0xff, s->flush_bytes, st);
         if (!err)
-            err = cudaEventRecord(pd->ev[half + 1], st);
+            err = cudaEventRecord(pd->ev[2 * half], st);
+        if (!err)
+            err = cand_now ? run_candidate(s, &s->rule.cand[ci], p, d, cand_out)
+                           : (gs_cublas_as_called(c, ref_out) != CUBLAS_STATUS_SUCCESS);
+        if (!err)
+            err = cudaEventRecord(pd->ev[2 * half + 1], st);
     }
     if (!err && compare) {
         gs_problem_t q = *p;
@@ -472,7 +472,7 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
         err = gs_compare_launch(&q, cand_out, ref_out, dsums) ||
               cudaMemcpyAsync(cmp_sums[pd->cmp], dsums, 3 * sizeof(double),
                               cudaMemcpyDeviceToHost, st) ||
-              cudaEventRecord(pd->ev[3], st);
+              cudaEventRecord(pd->ev[4], st);
         if (!err)
             s->needs_compare[ci] = 0;
     }

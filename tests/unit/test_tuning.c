@@ -27,9 +27,10 @@ static double noise(unsigned *state)
 
 /* Runs the rule to its end: candidate i takes base / speed[i] ms with the
  * given relative jitter; cuBLAS takes base; whichever runs first in a pair
- * is slower by `cold` (it brings the operands into L2). Returns the winner
- * (-1: cuBLAS). */
-static double cold = 0.0;
+ * is slower by `cold` (a position effect), and both sides of a pair share a
+ * factor within `drift` of 1 (the GPU's clock, which moves between pairs).
+ * Returns the winner (-1: cuBLAS). */
+static double cold = 0.0, drift = 0.0;
 static int tune_with(const double *speed, int n, double jitter, int mismatch, gs_tune_sig_t *s,
                      double *gain, double *lo)
 {
@@ -50,8 +51,10 @@ static int tune_with(const double *speed, int n, double jitter, int mismatch, gs
                 s->cand[c].checked = 1;
         }
         const int cand_first = gs_tune_order(s, c);
-        const double t_cub = 1.0 * (1.0 + jitter * noise(&st)) * (cand_first ? 1.0 : 1.0 + cold);
-        const double t_c = 1.0 / speed[c] * (1.0 + jitter * noise(&st)) *
+        const double clock = 1.0 + drift * noise(&st);
+        const double t_cub =
+            clock * (1.0 + jitter * noise(&st)) * (cand_first ? 1.0 : 1.0 + cold);
+        const double t_c = clock / speed[c] * (1.0 + jitter * noise(&st)) *
                            (cand_first ? 1.0 + cold : 1.0);
         gs_tune_add_pair(s, c, t_cub, t_c, cand_first, &lim);
     }
@@ -91,6 +94,14 @@ static void test_rule(void)
     CHECK_EQ_INT(tune_with(g, 1, 0.01, -1, &s, &gain, &lo), 0);
     CHECK(fabs(gain - 1.06) < 0.01);
     cold = 0.0;
+    /* the clock moving 20% between pairs, 0.5% within one: each pair's own
+     * ratio cancels it, so a 1.04x candidate still wins and an equal one
+     * does not (times compared across pairs would see 20% noise) */
+    drift = 0.20;
+    const double h[] = {1.04, 1.00};
+    CHECK_EQ_INT(tune_with(h, 2, 0.005, -1, &s, &gain, &lo), 0);
+    CHECK(fabs(gain - 1.04) < 0.01 && lo > 1.01);
+    drift = 0.0;
     /* not done while a pair's times are on their way */
     const gs_tune_limits_t lim = gs_tune_default_limits();
     gs_tune_init(&s);
