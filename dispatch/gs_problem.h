@@ -79,7 +79,8 @@ typedef struct gs_class {
                                (CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) */
     int32_t bias_type;      /* GS_DT_OTHER (0) without a bias */
     /* Alignment of each pointer: the largest power of two up to 256 that
-     * divides its address, in bytes; 0 for NULL. */
+     * divides its address, in bytes (alpha and beta: up to their own size,
+     * gs_scalar_align_of); 0 for NULL. */
     uint32_t align_a, align_b, align_c, align_bias, align_alpha, align_beta;
     int32_t sm_count_target; /* the handle's cublasSetSmCountTarget (0: every SM):
                                 only cuBLASLt's algorithms honour it */
@@ -200,6 +201,16 @@ static inline uint32_t gs_align_of(const void *ptr)
     return al;
 }
 
+/* A scalar's alignment as far as it matters: up to its own size (4 for an
+ * fp32 alpha). More would make the class depend on where the caller's
+ * stack happens to put a host scalar, which moves with the call site and
+ * between processes, so a tuned decision would not be found again. */
+static inline uint32_t gs_scalar_align_of(const void *ptr, gs_dtype_t t)
+{
+    const uint32_t al = gs_align_of(ptr), size = (uint32_t)gs_dtype_size(t);
+    return size && al > size ? size : al;
+}
+
 /* FNV-1a over a class's bytes, mixed with a seed (a device ordinal): the
  * hash every table keyed by class uses. */
 static inline uint64_t gs_class_hash(const gs_class_t *c, uint64_t seed)
@@ -240,8 +251,8 @@ static inline void gs_problem_classify(gs_problem_t *p)
     c->align_b = gs_align_of(p->B);
     c->align_c = gs_align_of(p->C);
     c->align_bias = gs_align_of(p->bias);
-    c->align_alpha = gs_align_of(p->alpha);
-    c->align_beta = gs_align_of(p->beta);
+    c->align_alpha = gs_scalar_align_of(p->alpha, p->scalar_type);
+    c->align_beta = gs_scalar_align_of(p->beta, p->scalar_type);
     c->m = p->m;
     c->n = p->n;
     c->k = p->k;

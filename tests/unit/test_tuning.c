@@ -497,6 +497,20 @@ static void test_dispatch_tuned(void)
     gs_problem_classify(&r);
     dec = gs_dispatch(&r, &d, &online);
     CHECK(dec.tune_pending);
+    /* host alpha and beta wherever the caller's stack puts them (a 4-, 16-
+     * or 64-aligned float): the same class, so a decision from another
+     * process or call site is found */
+    _Alignas(256) float scal[2][64];
+    for (int off = 1; off < 64; off <<= 2) {
+        gs_problem_t h = p;
+        scal[0][off] = 1.0f, scal[1][off] = 0.0f;
+        h.alpha = &scal[0][off];
+        h.beta = &scal[1][off];
+        gs_problem_classify(&h);
+        CHECK(!memcmp(&h.cls, &p.cls, sizeof h.cls));
+        dec = gs_dispatch(&h, &d, &online);
+        CHECK(!dec.family && dec.tuned && !dec.tune_pending);
+    }
     gs_tuned_reset();
 }
 
