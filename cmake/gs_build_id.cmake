@@ -1,0 +1,27 @@
+# Writes OUT (a C header defining GS_BUILD_ID) with a hash of the sources
+# that make the library (SRC_DIR's shim/, dispatch/, kernels/, compat/,
+# include/): the tune cache's validator names the build by it, so a cache
+# tuned by another build is stale even when the commit is the same (local
+# edits, an incremental rebuild). Run at every build; OUT is rewritten only
+# when the hash changes, so an unchanged tree recompiles nothing.
+#   cmake -DSRC_DIR=... -DOUT=... -P gs_build_id.cmake
+file(GLOB_RECURSE files RELATIVE "${SRC_DIR}"
+  "${SRC_DIR}/shim/*" "${SRC_DIR}/dispatch/*" "${SRC_DIR}/kernels/*"
+  "${SRC_DIR}/compat/*" "${SRC_DIR}/include/*")
+list(SORT files)
+set(all "")
+foreach(f IN LISTS files)
+  file(SHA256 "${SRC_DIR}/${f}" h)
+  string(APPEND all "${f} ${h}\n")
+endforeach()
+string(SHA256 id "${all}")
+string(SUBSTRING "${id}" 0 12 id)
+set(text "#define GS_BUILD_ID \"${id}\"\n")
+if(EXISTS "${OUT}")
+  file(READ "${OUT}" old)
+else()
+  set(old "")
+endif()
+if(NOT old STREQUAL text)
+  file(WRITE "${OUT}" "${text}")
+endif()
