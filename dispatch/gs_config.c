@@ -109,7 +109,7 @@ static void parse_tune(gs_config_t *c, gs_getenv_fn get)
     c->tune.budget_ms = (double)parse_number(c, "GEMMSHIM_TUNE_BUDGET_MS",
                                              get("GEMMSHIM_TUNE_BUDGET_MS"), 0, 86400000, 120000);
     c->tune.scratch_cap = (size_t)parse_number(c, "GEMMSHIM_TUNE_SCRATCH_MB",
-                                               get("GEMMSHIM_TUNE_SCRATCH_MB"), 1, 65536, 2048)
+                                               get("GEMMSHIM_TUNE_SCRATCH_MB"), 1, 65536, 4096)
                           << 20;
 }
 
