@@ -25,7 +25,7 @@ import warnings
 import torch
 
 # gemmshim_mode_t (include/gemmshim.h)
-MODE_OFF, MODE_ON = 0, 1
+MODE_OFF, MODE_ON, MODE_AB = 0, 1, 3  # include/gemmshim.h
 
 CI_METHOD = "bootstrap percentile of the median ratio over rounds, 2000 resamples, seed 12345"
 BOOT_RESAMPLES, BOOT_SEED = 2000, 12345
@@ -82,11 +82,13 @@ class Shim:
         s = self.lib.gemmshim_version_string()
         return s.decode() if s else str(self.lib.gemmshim_version())
 
+    aa = False  # --aa: the ON side runs with the shim off too (a control)
+
     def set_mode(self, on):
         """Route (on) or forward everything to cuBLAS (off); later calls only."""
         if not self.loaded:
             return
-        rc = self.lib.gemmshim_set_mode(MODE_ON if on else MODE_OFF)
+        rc = self.lib.gemmshim_set_mode(MODE_ON if on and not self.aa else MODE_OFF)
         if rc != 0:
             raise RuntimeError(f"gemmshim_set_mode({int(on)}) returned {rc}")
 
@@ -125,11 +127,23 @@ def parse_args(description, argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--profile-gemm-share", action="store_true",
                     help="also profile one iteration per mode: share of GPU time in GEMM kernels")
+    ap.add_argument("--aa", action="store_true",
+                    help="control run: the ON side runs with the shim off as well, so the "
+                         "ratio shows the method's own bias and noise")
+    ap.add_argument("--workload", default=None,
+                    help="run only the workload of this name (a script may hold several)")
+    ap.add_argument("--ab-iters", type=int, default=0,
+                    help="instead of OFF/ON timing: run N eager iterations in the shim's ab "
+                         "mode (GEMMSHIM_MODE=ab, set by the caller), whose report at exit "
+                         "(GEMMSHIM_REPORT) times each signature's choice against cuBLAS "
+                         "inside the model")
     args = ap.parse_args(argv)
     if args.quick:
         args.rounds = min(args.rounds, 2)
     if args.rounds < 1:
         ap.error("--rounds must be >= 1")
+    if args.ab_iters < 0:
+        ap.error("--ab-iters must be >= 0")
     return args
 
 
@@ -259,6 +273,26 @@ def run_alternating(wl, args, shim):
     return rec
 
 
+def run_ab(wl, args, shim):
+    """The ab pass: args.ab_iters eager iterations with the shim in ab mode
+    (each signature's calls alternate between its choice and cuBLAS, timed;
+    the table is the shim's report at exit). Graph workloads run their eager
+    step: a replay goes around the shim."""
+    if not shim.loaded or shim.lib.gemmshim_get_mode() != MODE_AB:
+        raise SystemExit("--ab-iters needs the shim loaded with GEMMSHIM_MODE=ab")
+    for _ in range(args.ab_iters):
+        wl.probe()
+    torch.cuda.synchronize()
+    rec = {"workload": wl.name, "kind": wl.kind, "ab_iters": args.ab_iters,
+           "gemm_stats": shim.stats(), "gemmshim_env": environment(shim)["gemmshim_env"],
+           "time": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    if args.out:
+        with open(args.out, "a") as f:
+            f.write(json.dumps(rec) + "\n")
+    print(f"{wl.name}: {args.ab_iters} iterations in ab mode", flush=True)
+    return rec
+
+
 def _record(wl, args, shim, ms, stats, iters, warmup):
     off_ms = statistics.median(ms[False])
     rec = {"workload": wl.name, "kind": wl.kind, "rounds": args.rounds,
@@ -276,6 +310,7 @@ def _record(wl, args, shim, ms, stats, iters, warmup):
     rec.update(environment(shim))
     rec["info"] = wl.info
     rec["quick"] = bool(args.quick)
+    rec["aa"] = bool(args.aa)
     rec["time"] = time.strftime("%Y-%m-%dT%H:%M:%S")
     return rec
 
@@ -384,9 +419,15 @@ def bench_main(description, workloads):
     building the next)."""
     args = parse_args(description)
     shim = Shim()
+    shim.aa = args.aa
     announce(shim)
     seed_all(args.seed)
     t0 = time.time()
     for wl in workloads(args):
-        run_alternating(wl, args, shim)
+        if args.workload and wl.name != args.workload:
+            continue
+        if args.ab_iters:
+            run_ab(wl, args, shim)
+        else:
+            run_alternating(wl, args, shim)
     print(f"({time.time() - t0:.1f} s)", flush=True)

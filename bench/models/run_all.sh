@@ -3,6 +3,11 @@
 #
 #   LD_PRELOAD=path/libgemmshim.so GEMMSHIM_TUNE=cache GEMMSHIM_TUNE_CACHE=f \
 #       bash bench/models/run_all.sh [--rounds N] [--quick] [--out res.jsonl] [--profile-gemm-share]
+#   ... run_all.sh --ab-iters N --ab-prefix DIR/ab [--out ab.jsonl]
+#
+# The second form is the ab pass (bench/models/ceiling.py reads it): each
+# workload in a process of its own with GEMMSHIM_MODE=ab, N eager
+# iterations, its report at DIR/ab-<workload>.json.
 #
 # The shim's environment (tuning mode, cache, table, policy) is the caller's;
 # this script only runs the workloads. --out is truncated first, so the table
@@ -13,6 +18,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 rounds=10
 out=models.jsonl
 pass=()
+ab_iters=0
+ab_prefix=
 while [ $# -gt 0 ]; do
     case "$1" in
         --rounds) rounds=$2; shift 2 ;;
@@ -20,13 +27,35 @@ while [ $# -gt 0 ]; do
         --out) out=$2; shift 2 ;;
         --out=*) out=${1#*=}; shift ;;
         --quick|--profile-gemm-share) pass+=("$1"); shift ;;
-        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+        --ab-iters) ab_iters=$2; shift 2 ;;
+        --ab-prefix) ab_prefix=$2; shift 2 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
         *) echo "run_all.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
 
 : >"$out"
 failed=()
+
+if [ "$ab_iters" != 0 ]; then
+    [ -n "$ab_prefix" ] || { echo "run_all.sh: --ab-iters needs --ab-prefix" >&2; exit 2; }
+    # script:workload, one process each (the shim's report is per process)
+    for sw in llama_prefill:llama_prefill llama_decode:llama_decode_b1 \
+              llama_decode:llama_decode_b4 llama_decode:llama_decode_b16 \
+              llama_decode:llama_decode_b64 gpt2_train:gpt2_train vit_infer:vit_fp32 \
+              vit_infer:vit_tf32 bert_infer:bert_infer; do
+        s=${sw%%:*} w=${sw#*:}
+        echo "== $w (ab)"
+        rm -f "$ab_prefix-$w.csv" "$ab_prefix-$w.json"
+        if ! GEMMSHIM_MODE=ab GEMMSHIM_REPORT="$ab_prefix-$w" \
+            python3 "$here/$s.py" --workload "$w" --ab-iters "$ab_iters" --out "$out"; then
+            echo "== $w FAILED" >&2
+            failed+=("$w")
+        fi
+    done
+    [ ${#failed[@]} -eq 0 ] || { echo "failed: ${failed[*]}" >&2; exit 1; }
+    exit 0
+fi
 for w in llama_prefill llama_decode gpt2_train vit_infer bert_infer; do
     echo "== $w"
     if ! python3 "$here/$w.py" --rounds "$rounds" --out "$out" "${pass[@]+"${pass[@]}"}"; then
