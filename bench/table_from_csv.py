@@ -21,6 +21,9 @@ usage: table_from_csv.py [--note TEXT] CC OUT.h FILE.csv [...]  (CC: 90 for sm_9
 """
 import csv
 import decimal
+import glob
+import os
+import re
 import sys
 import textwrap
 
@@ -37,22 +40,39 @@ def gpu_key(name):
     return name.split(" ")[0][:15]
 
 
-def kernel_choice(part):
-    """A part of a pingpong kernel name the kernel chose for the shape."""
-    return part.startswith("splitk") or part == "streamk"
+def kernel_name_maps():
+    """[(prefix, family, config, strip regex or None)] from each family's
+    kernels/<family>/kernel_names.txt (installed: kernel_names/*.txt beside
+    this script), longest prefix first: the families name their own kernels,
+    this tool names none."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    paths = sorted(glob.glob(os.path.join(here, "..", "kernels", "*", "kernel_names.txt"))) or \
+        sorted(glob.glob(os.path.join(here, "kernel_names", "*.txt")))
+    maps = []
+    for path in paths:
+        for line in open(path):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.split(None, 3)
+            if len(parts) < 3 or parts[2] not in ("-", "="):
+                raise SystemExit(f"{path}: bad line: {line}")
+            strip = re.compile(parts[3]) if len(parts) > 3 else None
+            maps.append((parts[0], parts[1], parts[2], strip))
+    return sorted(maps, key=lambda m: -len(m[0]))
+
+
+KERNEL_NAMES = kernel_name_maps()
 
 
 def route_of(kernel):
     """(family, configuration) of a kernel name as the shim logs it, as a
     table entry names them ("-": a family of one configuration), or None."""
-    if kernel.startswith("sgemm_warptile"):
-        return ("sgemm_simt", "-")  # one configuration; run() picks the tile
-    if kernel.startswith("skinny_"):
-        return ("skinny", "-")  # one configuration; run() picks the n bucket
-    if kernel.startswith("pingpong_"):
-        # the split factor ("_splitk33") and stream-K ("_streamk") are the
-        # kernel's own choice for the shape, not a configuration
-        return ("pingpong", "_".join(p for p in kernel.split("_") if not kernel_choice(p)))
+    for prefix, family, config, strip in KERNEL_NAMES:
+        if kernel.startswith(prefix):
+            if config == "-":
+                return (family, "-")
+            return (family, strip.sub("", kernel) if strip else kernel)
     return None
 
 

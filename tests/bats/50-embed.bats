@@ -178,6 +178,16 @@ f32 NT 512 512 32768"
     [ -x "$prefix/bin/gemmshim" ]
     [ -x "$prefix/bin/gemmshim-bench" ]   # gemmshim table's benchmark
     [ -f "$prefix/share/gemmshim/table_from_csv.py" ]
+    # the installed table tool maps kernel names through the families' own
+    # lists installed beside it (kernels/<family>/kernel_names.txt)
+    printf '%s\n' "gpu,suite,dtype,layout,m,n,k,ours_ms,cublas_ms,speedup,route" \
+        "NVIDIA H100 80GB HBM3,x,bf16,TN,4096,4096,4096,1,1,1.01,pingpong_coop_256x128x64_splitk2" \
+        "NVIDIA H100 80GB HBM3,x,f32,NN,1024,1024,1024,1,1,1.02,sgemm_warptile_128x64x8" > "$BATS_TEST_TMPDIR/k.csv"
+    run python3 "$prefix/share/gemmshim/table_from_csv.py" --text 90 "$BATS_TEST_TMPDIR/k.table" "$BATS_TEST_TMPDIR/k.csv"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    expect_contains "$(cat "$BATS_TEST_TMPDIR/k.table")" "pingpong pingpong_coop_256x128x64 90 bf16 TN 4096 4096 4096 1.010 H100"
+    expect_contains "$(cat "$BATS_TEST_TMPDIR/k.table")" "sgemm_simt - 90 f32 NN 1024 1024 1024 1.020 H100"
     [ -L "$prefix/lib/libgemmshim.so" ]
     run readelf -d "$prefix/lib/libgemmshim.so"
     expect_contains "$output" "Library soname: [libgemmshim.so.0]"
