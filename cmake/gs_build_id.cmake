@@ -1,13 +1,17 @@
 # Writes OUT (a C header defining GS_BUILD_ID) with a hash of the sources
-# that make the library (SRC_DIR's shim/, dispatch/, kernels/, compat/,
-# include/): the tune cache's validator names the build by it, so a cache
+# that make the library (the C, C++ and CUDA files and templates under
+# SRC_DIR's shim/, dispatch/, kernels/, compat/, include/): the tune cache's validator names the build by it, so a cache
 # tuned by another build is stale even when the commit is the same (local
 # edits, an incremental rebuild). Run at every build; OUT is rewritten only
 # when the hash changes, so an unchanged tree recompiles nothing.
 #   cmake -DSRC_DIR=... -DOUT=... -P gs_build_id.cmake
-file(GLOB_RECURSE files RELATIVE "${SRC_DIR}"
-  "${SRC_DIR}/shim/*" "${SRC_DIR}/dispatch/*" "${SRC_DIR}/kernels/*"
-  "${SRC_DIR}/compat/*" "${SRC_DIR}/include/*")
+set(patterns "")
+foreach(dir shim dispatch kernels compat include)
+  foreach(ext c h cu cuh cpp in)
+    list(APPEND patterns "${SRC_DIR}/${dir}/*.${ext}")
+  endforeach()
+endforeach()
+file(GLOB_RECURSE files RELATIVE "${SRC_DIR}" ${patterns})
 list(SORT files)
 set(all "")
 foreach(f IN LISTS files)

@@ -30,6 +30,8 @@ build_id() {
     [ "$before" = "$after" ]                # unchanged: not rewritten
     echo "notes 2" > "$SRC/docs/n.md"       # not a library source
     [ "$(build_id)" = "$id1" ]
+    echo "data" > "$SRC/kernels/x/names.txt" # nor is a data file beside one
+    [ "$(build_id)" = "$id1" ]
     echo "int k2;" > "$SRC/kernels/x/k.cu"  # a kernel edit
     id2=$(build_id)
     [ "$id2" != "$id1" ]
