@@ -103,7 +103,7 @@ static void parse_tune(gs_config_t *c, gs_getenv_fn get)
         copy_path(c, "GEMMSHIM_TUNE_CACHE", p, c->tune.cache_path);
     if (c->routing.tune == GS_TUNE_CACHE && !c->tune.cache_path[0])
         reject(c, "GEMMSHIM_TUNE=cache needs GEMMSHIM_TUNE_CACHE (the file to read)");
-    c->tune.pairs = (int)parse_number(c, "GEMMSHIM_TUNE_PAIRS", get("GEMMSHIM_TUNE_PAIRS"), 4, 64, 10);
+    c->tune.pairs = (int)parse_number(c, "GEMMSHIM_TUNE_PAIRS", get("GEMMSHIM_TUNE_PAIRS"), 6, 64, 10);
     c->tune.lt_algos =
         (int)parse_number(c, "GEMMSHIM_TUNE_LT_ALGOS", get("GEMMSHIM_TUNE_LT_ALGOS"), 0, 8, 8);
     c->tune.budget_ms = (double)parse_number(c, "GEMMSHIM_TUNE_BUDGET_MS",

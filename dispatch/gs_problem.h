@@ -202,13 +202,15 @@ static inline uint32_t gs_align_of(const void *ptr)
 }
 
 /* A scalar's alignment as far as it matters: up to its own size (4 for an
- * fp32 alpha). More would make the class depend on where the caller's
- * stack happens to put a host scalar, which moves with the call site and
- * between processes, so a tuned decision would not be found again. */
+ * fp32 alpha; 16, a double complex's, for types the shim does not name).
+ * More would make the class depend on where the caller's stack happens to
+ * put a host scalar, which moves with the call site and between processes,
+ * so a tuned decision would not be found again. */
 static inline uint32_t gs_scalar_align_of(const void *ptr, gs_dtype_t t)
 {
     const uint32_t al = gs_align_of(ptr), size = (uint32_t)gs_dtype_size(t);
-    return size && al > size ? size : al;
+    const uint32_t cap = size ? size : 16;
+    return al > cap ? cap : al;
 }
 
 /* FNV-1a over a class's bytes, mixed with a seed (a device ordinal): the

@@ -13,8 +13,10 @@ gs_tune_limits_t gs_tune_default_limits(void)
 gs_tune_limits_t gs_tune_default_limits_for(int min_pairs)
 {
     gs_tune_limits_t l = gs_tune_default_limits();
+    /* even: the samples are order-balanced, one of each order; an odd last
+     * pair would count for nothing */
     if (min_pairs >= 2 && min_pairs <= GS_TUNE_PAIRS_MAX)
-        l.min_pairs = min_pairs;
+        l.min_pairs = min_pairs + (min_pairs & 1);
     return l;
 }
 

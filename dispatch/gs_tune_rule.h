@@ -61,7 +61,8 @@ typedef struct gs_tune_limits {
 
 /* The defaults: 10 pairs, 1.01, prune below 0.85 after 3, 400 calls, 2 s. */
 gs_tune_limits_t gs_tune_default_limits(void);
-/* The same with min_pairs pairs per candidate (GEMMSHIM_TUNE_PAIRS). */
+/* The same with min_pairs pairs per candidate (GEMMSHIM_TUNE_PAIRS), an odd
+ * count rounded up: the samples take one pair of each order. */
 gs_tune_limits_t gs_tune_default_limits_for(int min_pairs);
 
 typedef struct gs_tune_sig {

@@ -41,7 +41,9 @@ enum {
 
 typedef struct pending {
     int cand;
-    cudaEvent_t ev[5];   /* each side's start and end; after the comparison's copy */
+    cudaEvent_t ev[6];   /* each side's start and end [0..3]; after the comparison's
+                            copy [4]; the pair's start, ahead of copies, spin and
+                            flushes [5]: its whole GPU cost, charged to the budgets */
     int first_is_cand;
     int warmup;          /* a candidate's first pair: compared, not timed (it may
                             load modules lazily, build plans, fill caches) */
@@ -388,6 +390,13 @@ static void collect(tsig_t *s, const gs_problem_t *p, const gs_device_t *d,
             t0 = t1 = 0.f;
         }
         const double t_cand = pd->first_is_cand ? t0 : t1, t_cub = pd->first_is_cand ? t1 : t0;
+        /* the pair's whole GPU time (copies, spin, flushes too), for the budgets */
+        float whole = 0.f;
+        if (q != cudaSuccess || cudaEventElapsedTime(&whole, pd->ev[5], pd->ev[3]) != cudaSuccess) {
+            cudaGetLastError();
+            whole = 0.f;
+        }
+        const double extra = whole > t0 + t1 ? whole - (t0 + t1) : 0.0;
         gs_tune_cand_t *c = &s->rule.cand[pd->cand];
         if (pd->cmp >= 0 && q == cudaSuccess) {
             const double *sums = cmp_sums[pd->cmp];
@@ -414,7 +423,8 @@ static void collect(tsig_t *s, const gs_problem_t *p, const gs_device_t *d,
         } else {
             gs_tune_add_pair(&s->rule, pd->cand, t_cub, t_cand, pd->first_is_cand, lim);
         }
-        spent_ms += t_cand + t_cub;
+        s->rule.gpu_ms += extra;
+        spent_ms += t_cand + t_cub + extra;
         pending_release(pd);
         ++done;
     }
@@ -437,8 +447,8 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
     const int compare = s->needs_compare[ci];
     pd->warmup = compare && !s->rule.cand[ci].checked;
     pd->first_is_cand = pd->warmup ? 1 : gs_tune_order(&s->rule, ci);
-    for (int i = 0; i < (compare ? 5 : 4); ++i)
-        if (!(pd->ev[i] = event_get())) {
+    for (int i = 0; i < 6; ++i)
+        if ((i != 4 || compare) && !(pd->ev[i] = event_get())) {
             pending_release(pd);
             return -1;
         }
@@ -448,13 +458,14 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
     }
     cudaStream_t st = s->owner;
     char *cand_out = out_of(s, 0, p->C), *ref_out = out_of(s, 1, p->C);
+    cudaEventRecord(pd->ev[5], st);
     if (s->key.cls.beta_kind != GS_BETA_ZERO) { /* both start from the caller's C */
         cudaMemcpyAsync(cand_out, p->C, s->c_bytes, cudaMemcpyDeviceToDevice, st);
         cudaMemcpyAsync(ref_out, p->C, s->c_bytes, cudaMemcpyDeviceToDevice, st);
     }
     /* L2 flushed before each side, so neither finds the other's operands
      * there; the spin (once, ahead of both) lets the host queue the pair. */
-    int err = gs_spin_launch(st, SPIN_NS);
+    int err = gs_spin_launch(st, SPIN_NS), copying = 0;
     for (int half = 0; half < 2 && !err; ++half) {
         const int cand_now = (half == 0) == pd->first_is_cand;
         err = cudaMemsetAsync(flush_of(s), (s->rule.calls + half) & 0xff, s->flush_bytes, st);
@@ -469,6 +480,7 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
     if (!err && compare) {
         gs_problem_t q = *p;
         double *dsums = sums_of(s) + 3 * (s->n_pend % PEND_MAX);
+        copying = 1;
         err = gs_compare_launch(&q, cand_out, ref_out, dsums) ||
               cudaMemcpyAsync(cmp_sums[pd->cmp], dsums, 3 * sizeof(double),
                               cudaMemcpyDeviceToHost, st) ||
@@ -484,7 +496,11 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
                                           s->rule.cand[ci].config, name, sizeof name),
                     err, cudaGetErrorName(last));
         s->rule.cand[ci].state = GS_CAND_FAILED;
-        /* what was enqueued still runs; its events are never read */
+        /* what was enqueued still runs; its events are never read. A copy
+         * into the pinned comparison slot may be in flight: the slot stays
+         * taken (never reused while it can still be written). */
+        if (copying)
+            pd->cmp = -1;
         pending_release(pd);
         return 0;
     }

@@ -129,6 +129,19 @@ static void good_values(void)
         CHECK_CONTAINS(c.error_msg, "GEMMSHIM_WORKSPACE_MB");
         CHECK_EQ_INT(c.routing.mode, GS_MODE_OFF);
     }
+    /* GEMMSHIM_TUNE_PAIRS: 6-64 (with 4 pairs the order-balanced rule has 2
+     * samples, a t quantile of 12.7: nothing could win); the tuning scratch
+     * defaults to 4096 MiB */
+    CHECK_EQ_INT(parse_env(&c, NULL), 0);
+    CHECK_EQ_INT(c.tune.pairs, 10);
+    CHECK(c.tune.scratch_cap == ((size_t)4096 << 20));
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TUNE_PAIRS", "6", NULL), 0);
+    CHECK_EQ_INT(c.tune.pairs, 6);
+    const char *bad_pairs[] = {"4", "5", "65", "x"};
+    for (size_t i = 0; i < sizeof bad_pairs / sizeof bad_pairs[0]; ++i) {
+        CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TUNE_PAIRS", bad_pairs[i], NULL), -1);
+        CHECK_CONTAINS(c.error_msg, "GEMMSHIM_TUNE_PAIRS");
+    }
     /* GEMMSHIM_DLSYM: opt-in interception of dlsym look-ups */
     CHECK_EQ_INT(parse_env(&c, NULL), 0);
     CHECK_EQ_INT(c.intercept_dlsym, 0);

@@ -125,6 +125,9 @@ static void test_rule(void)
     s.calls = lim.max_calls;
     CHECK_EQ_INT(gs_tune_next(&s, &lim), -1);
     CHECK(gs_tune_done(&s, &lim));
+    /* an odd pair count is rounded up: the samples take one pair of each order */
+    CHECK_EQ_INT(gs_tune_default_limits_for(7).min_pairs, 8);
+    CHECK_EQ_INT(gs_tune_default_limits_for(10).min_pairs, 10);
     /* a bad time drops the pair, not the candidate */
     gs_tune_init(&s);
     gs_tune_add(&s, 0, 0);
