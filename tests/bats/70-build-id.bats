@@ -16,17 +16,17 @@ setup() {
 }
 
 build_id() {
-    "$CMAKE" -DSRC_DIR="$SRC" -DOUT="$OUT" -P "$SCRIPT"
+    "$CMAKE" -DSRC_DIR="$SRC" -DOUT="$OUT" -DCONFIG="${CONFIG:-Release|OFF}" -P "$SCRIPT"
     sed -n 's/^#define GS_BUILD_ID "\([0-9a-f]*\)"$/\1/p' "$OUT"
 }
 
 @test "the build id changes with a source and stays with the rest" {
     id1=$(build_id)
     [ ${#id1} -eq 12 ]
-    before=$(stat -c %Y.%N "$OUT" 2>/dev/null || stat -f %m "$OUT")
+    before=$(stat -c %.9Y "$OUT")
     sleep 1
     [ "$(build_id)" = "$id1" ]
-    after=$(stat -c %Y.%N "$OUT" 2>/dev/null || stat -f %m "$OUT")
+    after=$(stat -c %.9Y "$OUT")
     [ "$before" = "$after" ]                # unchanged: not rewritten
     echo "notes 2" > "$SRC/docs/n.md"       # not a library source
     [ "$(build_id)" = "$id1" ]
@@ -38,4 +38,7 @@ build_id() {
     echo "int b;" > "$SRC/shim/b.c"         # a new file
     id3=$(build_id)
     [ "$id3" != "$id2" ]
+    ln -s "$SRC/nowhere" "$SRC/shim/.#b.c"  # an editor's dangling lock link
+    [ "$(build_id)" = "$id3" ]
+    [ "$(CONFIG='Release|ON' build_id)" != "$id3" ]  # a timeline build is another build
 }
