@@ -45,9 +45,13 @@ def kernel_name_maps():
     kernels/<family>/kernel_names.txt (installed: kernel_names/*.txt beside
     this script), longest prefix first: the families name their own kernels,
     this tool names none."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.realpath(__file__))
     paths = sorted(glob.glob(os.path.join(here, "..", "kernels", "*", "kernel_names.txt"))) or \
         sorted(glob.glob(os.path.join(here, "kernel_names", "*.txt")))
+    if not paths:
+        raise SystemExit(f"table_from_csv: no kernel name lists (kernels/*/kernel_names.txt "
+                         f"beside {here}/.., or {here}/kernel_names/*.txt): every row would "
+                         "be dropped")
     maps = []
     for path in paths:
         for line in open(path):

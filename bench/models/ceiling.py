@@ -83,8 +83,8 @@ def main():
         r = json.loads(line)
         if "ab_iters" in r:
             ab_iters[r["workload"]] = r["ab_iters"]
-        elif r.get("off_ms") is not None:
-            timing[r["workload"]] = r
+        elif r.get("off_ms") is not None and not r.get("aa") and not r.get("quick"):
+            timing[r["workload"]] = r  # controls (--aa) and smoke runs are not results
     cache = read_cache(args.cache)
 
     rows = []
@@ -96,39 +96,42 @@ def main():
         saved_pairs = saved_model = 0.0
         routed = unmatched = 0
         n = ab_iters.get(wl)
-        if os.path.exists(path) and n:
+        # an ab pass that ran but routed nothing writes no report: gains 0
+        have = bool(n) and (os.path.exists(path) or r.get("gemm_calls_routed") == 0)
+        if have and os.path.exists(path):
             for row in json.load(open(path))["rows"]:
                 cu, ours = row.get("cublas_us"), row.get("ours_us")
-                if cu is None or ours is None or cu != cu or ours != ours:
+                if cu is None or ours is None or not cu > 0 or not ours > 0:
                     continue
                 m = SHAPE.match(row["signature"])
                 per_iter_ms = row["calls"] / n * cu / 1000.0
                 routed += 1
                 saved_model += per_iter_ms * (1.0 - ours / cu)
                 g = pair_gain(cache, key_of(m), row["route"]) if m else None
-                if g is None:
+                if g is None or not g > 0:
                     unmatched += 1  # routed by the prior: its in-model time stands in
                     g = cu / ours
                 saved_pairs += per_iter_ms * (1.0 - 1.0 / g)
-        else:
-            n = None
+        ceiling_of = lambda saved: T / (T - saved) if have and T - saved > 0 else None
         rows.append({
             "workload": wl, "off_ms": T, "gemm_ms": G,
             "gemm_share": G / T if G is not None else None,
             "routed_signatures": routed, "prior_routed": unmatched,
-            "ceiling": T / (T - saved_pairs) if n else None,
-            "in_model": T / (T - saved_model) if n else None,
+            "ceiling": ceiling_of(saved_pairs),
+            "in_model": ceiling_of(saved_model),
             "measured": r.get("ratio_median"), "measured_lo95": r.get("ratio_lo95"),
         })
 
     fmt = lambda x, f: format(x, f) if x is not None else "n/a"
-    print(f"{'workload':<18} {'off ms':>9} {'GEMM ms':>9} {'share':>6} {'sigs':>5} "
+    print(f"{'workload':<18} {'off ms':>9} {'GEMM ms':>9} {'share':>6} {'sigs':>5} {'prior':>5} "
           f"{'ceiling':>8} {'in model':>9} {'measured':>9} {'lo95':>6}")
     for x in rows:
         print(f"{x['workload']:<18} {fmt(x['off_ms'], '9.3f')} {fmt(x['gemm_ms'], '9.3f')} "
-              f"{fmt(x['gemm_share'], '6.2f')} {x['routed_signatures']:>5} "
+              f"{fmt(x['gemm_share'], '6.2f')} {x['routed_signatures']:>5} {x['prior_routed']:>5} "
               f"{fmt(x['ceiling'], '8.3f')} {fmt(x['in_model'], '9.3f')} "
               f"{fmt(x['measured'], '9.3f')} {fmt(x['measured_lo95'], '6.3f')}")
+    print("sigs: routed signatures timed by the ab pass; prior: of them, routed by the table's "
+          "prior (no tuned gain: the in-model gain stands in); n/a: no ab pass")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

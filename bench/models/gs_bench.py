@@ -423,11 +423,15 @@ def bench_main(description, workloads):
     announce(shim)
     seed_all(args.seed)
     t0 = time.time()
+    matched = 0
     for wl in workloads(args):
         if args.workload and wl.name != args.workload:
             continue
+        matched += 1
         if args.ab_iters:
             run_ab(wl, args, shim)
         else:
             run_alternating(wl, args, shim)
+    if args.workload and not matched:
+        raise SystemExit(f"no workload named {args.workload} in this script")
     print(f"({time.time() - t0:.1f} s)", flush=True)

@@ -20,7 +20,8 @@ def load(path):
     out = {}
     for line in open(path):
         r = json.loads(line)
-        if r.get("ratio_median") is not None and "ab_iters" not in r:
+        if r.get("ratio_median") is not None and "ab_iters" not in r \
+                and not r.get("aa") and not r.get("quick"):
             out[r["workload"]] = r
     return out
 

@@ -27,7 +27,9 @@ while [ $# -gt 0 ]; do
         --out) out=$2; shift 2 ;;
         --out=*) out=${1#*=}; shift ;;
         --quick|--profile-gemm-share) pass+=("$1"); shift ;;
-        --ab-iters) ab_iters=$2; shift 2 ;;
+        --ab-iters) ab_iters=$2; shift 2
+                    [[ $ab_iters =~ ^[0-9]+$ ]] || { echo "run_all.sh: --ab-iters N" >&2; exit 2; }
+                    ab_iters=$((10#$ab_iters)) ;;
         --ab-prefix) ab_prefix=$2; shift 2 ;;
         -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
         *) echo "run_all.sh: unknown argument $1" >&2; exit 2 ;;
@@ -51,6 +53,9 @@ if [ "$ab_iters" != 0 ]; then
             python3 "$here/$s.py" --workload "$w" --ab-iters "$ab_iters" --out "$out"; then
             echo "== $w FAILED" >&2
             failed+=("$w")
+        elif [ ! -f "$ab_prefix-$w.json" ]; then
+            # the shim writes no report when nothing was routed
+            echo "== $w: no ab report at $ab_prefix-$w.json (nothing routed, or it could not be written)"
         fi
     done
     [ ${#failed[@]} -eq 0 ] || { echo "failed: ${failed[*]}" >&2; exit 1; }
