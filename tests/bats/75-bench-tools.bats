@@ -1,0 +1,71 @@
+#!/usr/bin/env bats
+# The bench tools that turn measurements into tables: bench/models/ceiling.py
+# (ceilings per workload), bench/models/run_all.sh's argument checks, and
+# bench/table_from_csv.py's kernel name lists. Run on the committed H100
+# results (bench/results/h100-tuning), so the numbers are known.
+
+setup() {
+    ROOT="${SHIM_SOURCE_DIR:-$BATS_TEST_DIRNAME/../..}"
+    R="$ROOT/bench/results/h100-tuning"
+}
+
+@test "ceiling.py: a row per workload from the committed results" {
+    run python3 "$ROOT/bench/models/ceiling.py" --models "$R/models-cache.jsonl" \
+        --ab-prefix "$R/models-ab/ab" --cache "$R/models.cache" --json "$BATS_TEST_TMPDIR/c.json"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(grep -c '^llama_\|^gpt2_\|^vit_\|^bert_' <<<"$output")" -eq 9 ]
+    # prefill: its three routed signatures, none by the prior; ceiling from the pair gains
+    [[ "$output" =~ llama_prefill\ +22.284\ +14.745\ +0.66\ +3\ +0\ +1.025\ +1.019\ +0.992 ]]
+    # nothing routed (an ab pass ran, no report): gains nothing, not "n/a"
+    [[ "$output" =~ vit_tf32\ +15.348\ +6.394\ +0.42\ +0\ +0\ +1.000\ +1.000 ]]
+}
+
+@test "ceiling.py: a control run (--aa) or a smoke run does not stand in for the result" {
+    models="$BATS_TEST_TMPDIR/m.jsonl"
+    cp "$R/models-cache.jsonl" "$models"
+    python3 - "$models" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+pre = next(r for r in recs if r.get("workload") == "llama_prefill" and "ab_iters" not in r)
+with open(sys.argv[1], "a") as f:
+    for flag in ("aa", "quick"):
+        f.write(json.dumps(dict(pre, ratio_median=0.5, **{flag: True})) + "\n")
+PY
+    run python3 "$ROOT/bench/models/ceiling.py" --models "$models" \
+        --ab-prefix "$R/models-ab/ab" --cache "$R/models.cache"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" =~ llama_prefill.*0.992 ]]
+    [[ ! "$output" =~ 0.500 ]]
+}
+
+@test "ceiling.py: without an ab pass the ceilings are n/a" {
+    models="$BATS_TEST_TMPDIR/m.jsonl"
+    grep -v '"ab_iters"' "$R/models-cache.jsonl" > "$models"
+    run python3 "$ROOT/bench/models/ceiling.py" --models "$models" \
+        --ab-prefix "$BATS_TEST_TMPDIR/none" --cache "$R/models.cache"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" =~ gpt2_train.*n/a\ +n/a\ +1.023 ]]
+}
+
+@test "run_all.sh: --ab-iters must be a count and needs --ab-prefix" {
+    run bash "$ROOT/bench/models/run_all.sh" --ab-iters x --out "$BATS_TEST_TMPDIR/o.jsonl"
+    [ "$status" -eq 2 ]
+    [[ "$output" =~ "--ab-iters N" ]]
+    run bash "$ROOT/bench/models/run_all.sh" --ab-iters 5 --out "$BATS_TEST_TMPDIR/o.jsonl"
+    [ "$status" -eq 2 ]
+    [[ "$output" =~ "needs --ab-prefix" ]]
+}
+
+@test "table_from_csv.py: without the families' kernel name lists it refuses, not an empty table" {
+    mkdir -p "$BATS_TEST_TMPDIR/alone"
+    cp "$ROOT/bench/table_from_csv.py" "$BATS_TEST_TMPDIR/alone/"
+    run python3 "$BATS_TEST_TMPDIR/alone/table_from_csv.py" --text 90 "$BATS_TEST_TMPDIR/t.table" \
+        "$ROOT/bench/results/h200-ab-report-sgemm.csv"
+    echo "$output"
+    [ "$status" -ne 0 ]
+    [[ "$output" =~ "no kernel name lists" ]]
+    [ ! -e "$BATS_TEST_TMPDIR/t.table" ]
+}
