@@ -162,17 +162,8 @@ static inline size_t gs_dtype_size(gs_dtype_t t)
 
 /* The C windows of consecutive batches do not overlap: a batch's last
  * element (ldc*(n-1) + m - 1) lies before the next batch's first. Written
- * without overflow for huge strides; a negative stride never passes. */
-static inline int gs_c_batches_disjoint(const gs_problem_t *p)
-{
-    if (p->batch <= 1)
-        return 1;
-    if (p->stride_c <= 0 || p->ldc < 1)
-        return 0;
-    return (p->stride_c - p->m) / p->ldc >= p->n - 1 && p->stride_c >= p->m;
-}
-
-/* The same of a class (can_implement reads only the class). */
+ * without overflow for huge strides; a negative stride never passes. Of a
+ * class: can_implement reads only the class. */
 static inline int gs_class_c_batches_disjoint(const gs_class_t *c)
 {
     if (c->batch <= 1)
@@ -213,14 +204,19 @@ static inline uint32_t gs_scalar_align_of(const void *ptr, gs_dtype_t t)
     return al > cap ? cap : al;
 }
 
-/* FNV-1a over a class's bytes, mixed with a seed (a device ordinal): the
- * hash every table keyed by class uses. */
+/* The hash every table keyed by class uses, mixed with a seed (a device
+ * ordinal): a word at a time (multiply, fold the high half down), since it
+ * runs on served calls; the class is 20 whole words with no padding (the
+ * size assertion above). */
 static inline uint64_t gs_class_hash(const gs_class_t *c, uint64_t seed)
 {
-    const unsigned char *b = (const unsigned char *)c;
     uint64_t h = 1469598103934665603ull ^ seed;
-    for (size_t i = 0; i < sizeof *c; ++i)
-        h = (h ^ b[i]) * 1099511628211ull;
+    for (size_t i = 0; i < sizeof *c; i += sizeof(uint64_t)) {
+        uint64_t w;
+        memcpy(&w, (const char *)c + i, sizeof w);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 32;
+    }
     return h;
 }
 
@@ -265,15 +261,6 @@ static inline void gs_problem_classify(gs_problem_t *p)
     c->stride_a = p->stride_a;
     c->stride_b = p->stride_b;
     c->stride_c = p->stride_c;
-}
-
-/* beta is an fp32 zero in host memory: known before launch that C is never
- * read (the 192x128 pingpong tile's plain epilogue needs it; the shim's
- * decision cache keys on it for that reason). */
-static inline int gs_host_beta_zero(const gs_problem_t *p)
-{
-    return !p->scalars_on_device && p->scalar_type == GS_DT_F32 && p->beta
-           && *(const float *)p->beta == 0.0f;
 }
 
 /* fp32 accumulation with 16-bit inputs: every spelling cuBLAS accepts for it. */
