@@ -55,6 +55,13 @@ static const char *never_routed(const gs_problem_t *p)
     return NULL;
 }
 
+int gs_candidate_takes(const gs_routing_t *r, int cand, const gs_family_t *f, int config,
+                       const gs_class_t *c, const gs_device_t *d)
+{
+    return cand >= 0 && (r->allowed & (1ull << cand)) && f->can_implement(c, d, config) &&
+           (!c->sm_count_target || f->honours_sm_count_target);
+}
+
 /* The tuned decision for p's class, when there is one that still holds:
  * 1 and *dec; 0 (the prior decides). */
 static int tuned_decision(const gs_problem_t *p, const gs_device_t *d, const gs_routing_t *c,
@@ -71,8 +78,7 @@ static int tuned_decision(const gs_problem_t *p, const gs_device_t *d, const gs_
     const gs_family_t *f = gs_family_find(t.family);
     const int config = f ? gs_family_config_from_text(f, p, d, t.config) : -1;
     const int cand = f && config >= 0 ? gs_candidate_of(f, config) : -1;
-    if (cand < 0 || !(c->allowed & (1ull << cand)) || !f->can_implement(&p->cls, d, config) ||
-        (p->cls.sm_count_target && !f->honours_sm_count_target))
+    if (!gs_candidate_takes(c, cand, f, config, &p->cls, d))
         return 0; /* no longer available here: the prior decides */
     gs_decision_t r = {gs_route_of(f), f, config, t.gain, 1, 0, ""};
     snprintf(r.reason, sizeof r.reason, "tuned: %.3fx cuBLAS as called (lower 95%% bound %.3f)",

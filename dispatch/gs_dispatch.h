@@ -44,6 +44,13 @@ gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_
 const char *gs_route_name(gs_route_t r);
 gs_route_t gs_route_of(const gs_family_t *f);
 
+/* Candidate cand (family f, configuration config) may serve class c on d:
+ * allowed by the routing, implements it, and honours the handle's SM count
+ * target if it has one. What dispatch, tuned decisions and the tuner's
+ * candidate list all ask. */
+int gs_candidate_takes(const gs_routing_t *r, int cand, const gs_family_t *f, int config,
+                       const gs_class_t *c, const gs_device_t *d);
+
 /* ---- tuning table (dispatch/gs_table.c) ---- */
 /* Measured speed of family f's configuration `config` relative to cuBLAS
  * for p's problem class on device d, or 0 when the table has no entry for

@@ -34,7 +34,6 @@ typedef struct gs_serving {
     gs_decision_t dec;       /* the route; forwarded or answered: the reason */
     const char *kernel;      /* the plan's kernel name while ours runs, else NULL */
     void *stream;
-    cublasStatus_t status;   /* answered here: what the call returns */
     int launch_error;        /* our kernel did not launch: the hooks' error */
     int fell_back;           /* forwarded because our kernel did not launch */
 
@@ -54,7 +53,7 @@ typedef struct gs_observer {
     const char *name;
     /* The route is decided (a family, or forward with the reason). */
     void (*on_decided)(gs_serving_t *s);
-    /* Answered here without running anything (quick return, s->status). */
+    /* Answered here without running anything (a quick return). */
     void (*on_answered)(gs_serving_t *s);
     /* The call goes to cuBLAS: the caller forwards it (s->dec: why). */
     void (*on_forward)(gs_serving_t *s);

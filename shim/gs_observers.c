@@ -172,9 +172,11 @@ static const gs_observer_t route_observer = {
 
 /* ---- tuning statistics: the exit summary's share of tuned calls ---- */
 
+/* Only the log's exit summary reads the counts: without a log, two shared
+ * atomics per call would be counted for nobody. */
 static void stats_decided(gs_serving_t *s)
 {
-    if (s->routing.tune != GS_TUNE_OFF)
+    if (s->routing.tune != GS_TUNE_OFF && gs_cfg()->log_enabled)
         gs_tune_count_served(s->dec.tuned);
 }
 

@@ -98,7 +98,6 @@ static gs_served_t answer(gs_serving_t *s, cublasStatus_t status, const char *wh
     gs_decision_t dec = {GS_ROUTE_QUICK, NULL, 0, 0.0, 0, 0, ""};
     snprintf(dec.reason, sizeof dec.reason, "%s", why);
     s->dec = dec;
-    s->status = status;
     OBSERVE(on_answered, s);
     gs_served_t out = {1, status, -1, s->stream, NULL, 0};
     return out;
@@ -205,7 +204,8 @@ static int check(gs_serving_t *s, cublasStatus_t handle_status, gs_served_t *out
 
 /* decide: the device, then gs_decide. The tuner's hook: a signature not
  * decided yet gets its timing pairs on the stream and goes to cuBLAS;
- * inside graph capture nothing is tuned and the prior decides. */
+ * inside graph capture, or when the tuner has no room for another
+ * signature, nothing is tuned and the prior decides. */
 static void decide(gs_serving_t *s, const gs_hooks_t *hooks)
 {
     hooks->device_query(&s->dev); /* on failure dev.present = 0: dispatch forwards */
@@ -214,11 +214,12 @@ static void decide(gs_serving_t *s, const gs_hooks_t *hooks)
     s->dec = gs_decide(&s->p, &s->dev, &s->routing);
     if (s->dec.tune_pending) {
         enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
-        if (hooks->runs_kernels &&
-            cudaStreamIsCapturing((cudaStream_t)s->stream, &cap) == cudaSuccess &&
-            cap == cudaStreamCaptureStatusNone) {
-            gs_tune_call(s->call, &s->p, &s->dev); /* pairs on the stream; the call: cuBLAS */
-        } else {
+        const int no_tuning = /* inside capture, or nothing runs here */
+            !hooks->runs_kernels ||
+            cudaStreamIsCapturing((cudaStream_t)s->stream, &cap) != cudaSuccess ||
+            cap != cudaStreamCaptureStatusNone;
+        /* tuned: pairs on the stream, the call itself to cuBLAS */
+        if (no_tuning || !gs_tune_call(s->call, &s->p, &s->dev)) {
             cudaGetLastError();
             gs_routing_t prior = s->routing;
             prior.tune = GS_TUNE_CACHE;
@@ -311,17 +312,19 @@ static gs_served_t run(gs_serving_t *s, const gs_plan_t *pl, const gs_hooks_t *h
  * line (include/gemmshim_plugin.h). */
 static const gs_served_t refused_reentry = {1, CUBLAS_STATUS_NOT_SUPPORTED, -1, NULL, NULL, 0};
 
+/* cuBLAS's own call, made while the tuner runs its pairs: straight through,
+ * before anything is described (nothing is timed or logged for it). */
+static const gs_served_t tuner_pass_through = {0, CUBLAS_STATUS_SUCCESS, -1, NULL, NULL, 0};
+
 gs_served_t gs_serve(const gs_call_t *c)
 {
     if (gs_plugin_reentered())
         return refused_reentry;
+    if (gs_tune_busy())
+        return tuner_pass_through;
     const gs_config_t *cfg = gs_cfg();
     gs_serving_t s;
     const cublasStatus_t handle_status = describe(c, &s);
-    if (gs_tune_busy()) { /* cuBLAS's own call, made while the tuner runs its pairs */
-        gs_served_t out = {0, CUBLAS_STATUS_SUCCESS, -1, s.stream, NULL, 0};
-        return out;
-    }
     s.routing = gs_routing();
     s.timed = timing_wanted(cfg);
     gs_served_t out;
@@ -352,6 +355,8 @@ gs_served_t gs_serve_lt(const gs_lt_args_t *a)
 {
     if (gs_plugin_reentered())
         return refused_reentry;
+    if (gs_tune_busy())
+        return tuner_pass_through;
     gs_call_t call;
     const gs_lt_getters_t g = lt_getters();
     gs_lt_describe(&g, a, &call);

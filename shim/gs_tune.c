@@ -206,8 +206,7 @@ static tsig_t *sig_of(const gs_problem_t *p, const gs_device_t *d, cudaStream_t 
     for (int k = 0; k < gs_candidate_count(); ++k) {
         int config;
         const gs_family_t *f = gs_candidate(k, &config);
-        if (!(r.allowed & (1ull << k)) || !f->can_implement(&p->cls, d, config) ||
-            (p->cls.sm_count_target && !f->honours_sm_count_target))
+        if (!gs_candidate_takes(&r, k, f, config, &p->cls, d))
             continue;
         const int ci = gs_tune_add(&s->rule, gs_route_of(f) - GS_ROUTE_FAMILY0, config);
         if (ci >= 0)
@@ -509,7 +508,7 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
     return 0;
 }
 
-void gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *d)
+int gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *d)
 {
     const gs_config_t *cfg = gs_cfg();
     cudaStream_t st = (cudaStream_t)p->stream;
@@ -517,7 +516,7 @@ void gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *
     tsig_t *s = sig_of(p, d, st);
     if (!s || s->decided || s->owner != st) {
         pthread_mutex_unlock(&lock);
-        return;
+        return s != NULL; /* NULL: the signature table is full */
     }
     busy = 1;
     const gs_capture_mode_t mode = gs_capture_relax();
@@ -562,4 +561,5 @@ void gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *
     gs_capture_restore(mode);
     busy = 0;
     pthread_mutex_unlock(&lock);
+    return 1;
 }

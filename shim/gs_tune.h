@@ -24,11 +24,12 @@
 void gs_tune_start(const gs_device_t *d);
 
 /* A call of a signature not decided yet (decision.tune_pending): collects
- * finished pairs, decides when it can, else enqueues the next pairs. The
- * call itself is then forwarded by the caller. Serving calls it only after
- * gs_tune_start, never inside stream capture and never from the tuner's own
- * cuBLAS calls (gs_tune_busy): it does not check those again. */
-void gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *d);
+ * finished pairs, decides when it can, else enqueues the next pairs; 1, and
+ * the caller forwards the call. 0 when the tuner has no room for another
+ * signature: the caller serves the call by the prior. Serving calls it only
+ * after gs_tune_start, never inside stream capture and never from the
+ * tuner's own cuBLAS calls (gs_tune_busy): it does not check those again. */
+int gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *d);
 
 /* 1 while this thread runs the tuner's own cuBLAS or kernel calls: an
  * intercepted call arriving then is cuBLAS's own and is forwarded as is. */

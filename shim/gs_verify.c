@@ -1,4 +1,5 @@
 #include "gs_verify.h"
+#include "gs_as_called.h"
 #include "gs_compat.h"
 #include "gs_hooks.h"
 #include "gs_kernels.h"
@@ -179,11 +180,7 @@ int gs_verify_begin(const gs_call_t *c, const gs_problem_t *p, const char *kerne
     cudaMemcpyAsync(v->scratch, p->C, v->c_bytes, cudaMemcpyDeviceToDevice, s);
     cublasStatus_t st;
     if (c->lt) /* the same cuBLASLt call, its D (and C, when it is D) in scratch */
-        st = real->cublasLtMatmul(c->lt->handle, c->lt->desc, c->alpha, c->A, c->lt->Adesc, c->B,
-                                  c->lt->Bdesc, c->beta,
-                                  c->lt->C == c->lt->D ? v->scratch : c->lt->C, c->lt->Cdesc,
-                                  v->scratch, c->lt->Ddesc, c->lt->algo, c->lt->workspace,
-                                  c->lt->workspace_size, s);
+        st = gs_cublas_as_called(c, v->scratch);
     else
         st = real->cublasGemmStridedBatchedEx_64(
         c->handle, (cublasOperation_t)c->transa, (cublasOperation_t)c->transb, c->m, c->n, c->k,
