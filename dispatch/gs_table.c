@@ -32,6 +32,7 @@
  * GEMMSHIM_TABLE files: entries name families and configurations by their
  * stable names, resolved through the registry. */
 #define _GNU_SOURCE /* strtod_l (and pthread_rwlock, newlocale, O_CLOEXEC) */
+#include "gs_c_locale.h"
 #include "gs_dispatch.h"
 #include "gs_registry.h"
 
@@ -386,7 +387,7 @@ static int parse_text(const char *name, const char *buf, size_t len, table_entry
     unsigned lineno = 0;
     table_entry_t *entries = NULL;
     char *line = malloc((len - pos < GS_TABLE_LINE_MAX ? len - pos : GS_TABLE_LINE_MAX) + 1);
-    locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    const locale_t c_locale = gs_c_locale();
     int ok = line != NULL && c_locale != (locale_t)0, header = 0;
     if (!ok)
         say("%s: out of memory", name);
@@ -445,8 +446,6 @@ static int parse_text(const char *name, const char *buf, size_t len, table_entry
         }
     }
     free(line);
-    if (c_locale != (locale_t)0)
-        freelocale(c_locale);
     if (ok && !header) {
         say("%s: no 'gemmshim-table 1' line (empty, or only comments)", name);
         ok = 0;

@@ -1,6 +1,7 @@
 /* Tuned decisions in memory and in the shared cache file; see gs_tune_cache.h. */
 #define _GNU_SOURCE
 #include "gs_tune_cache.h"
+#include "gs_c_locale.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -157,7 +158,8 @@ static int number_field(const char *s, size_t len, const char *key, double *out)
     buf[len - kl - 1] = '\0';
     char *end;
     errno = 0;
-    const double v = strtod(buf, &end);
+    const locale_t c = gs_c_locale(); /* whatever LC_NUMERIC the application set */
+    const double v = c != (locale_t)0 ? strtod_l(buf, &end, c) : strtod(buf, &end);
     if (*end || errno || !(v >= 0.0) || v > 1e12)
         return -1;
     *out = v;
@@ -199,9 +201,13 @@ static int format_entry(const gs_class_t *c, const gs_tuned_t *t, const char *sh
 {
     char hex[2 * sizeof(gs_class_t) + 1];
     hex_of(c, hex);
+    /* numbers in the C locale, as every process reads them */
+    const locale_t cl = gs_c_locale(), old = cl != (locale_t)0 ? uselocale(cl) : (locale_t)0;
     int n = snprintf(buf, size, "sig\t%s\t%s\t%s\tgain=%.4f\tlo95=%.4f\tpairs=%d\tms=%.3f\t# %s\n",
                      hex, t->family, t->config, t->gain, t->lo95, t->pairs, t->cost_ms,
                      shape ? shape : "");
+    if (old != (locale_t)0)
+        uselocale(old);
     return n > 0 && (size_t)n < size ? n : -1;
 }
 

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* mkdtemp */
 #include "gs_dispatch.h"
 #include "gs_kernels.h"
+#include "decimal_comma.h"
 #include "dispatch_fixtures.h"
 #include "gs_test.h"
 
@@ -412,14 +413,8 @@ static void valid_forms(void)
  * table refused). Skipped where no such locale is installed. */
 static void numeric_locale(void)
 {
-    static const char *const names[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8",
-                                        "fr_FR.utf8", "de_DE", "fr_FR"};
-    const char *got = NULL;
-    for (size_t i = 0; !got && i < sizeof names / sizeof names[0]; ++i)
-        got = setlocale(LC_NUMERIC, names[i]);
-    if (!got || strtod("1,5", NULL) != 1.5) {
+    if (!set_decimal_comma_locale()) {
         printf("numeric_locale: no decimal-comma locale installed, not tested\n");
-        setlocale(LC_NUMERIC, "C");
         return;
     }
     char msg[512];

@@ -2,6 +2,7 @@
  * timings), the tune cache (memory, file, validators, torn lines,
  * compaction, concurrent writers, a writer killed mid-run) and dispatch's
  * use of tuned decisions. */
+#include "decimal_comma.h"
 #include "dispatch_fixtures.h"
 #include "gs_class_map.h"
 #include "gs_dispatch.h"
@@ -517,10 +518,43 @@ static void test_dispatch_tuned(void)
     gs_tuned_reset();
 }
 
+/* The cache's numbers are written and read in the C locale whatever the
+ * application set: a decimal-comma process wrote "gain=1,0700", which every
+ * other process skipped as malformed. Where no such locale is installed,
+ * says so. */
+static void test_cache_numeric_locale(void)
+{
+    if (!set_decimal_comma_locale()) {
+        printf("cache_numeric_locale: no decimal-comma locale installed, not tested\n");
+        return;
+    }
+    char path[64], msg[1024];
+    snprintf(path, sizeof path, "/tmp/gs_tune_cache_lc_%d", (int)getpid());
+    unlink(path);
+    gs_tuned_reset();
+    const gs_class_t c = class_n(300);
+    const gs_tuned_t t = tuned("pingpong", "pingpong_128x128x64", 1.07);
+    CHECK_EQ_INT(gs_tune_cache_open(path, "gpu=X", GS_TUNE_CACHE_WRITE, msg, sizeof msg), 0);
+    CHECK_EQ_INT(gs_tuned_put(&c, &t, "lc", msg, sizeof msg), 0);
+    char *text = slurp(path);
+    CHECK(text != NULL);
+    if (text)
+        CHECK_CONTAINS(text, "\tgain=1.0700\tlo95=1.0600\t");
+    free(text);
+    gs_tuned_reset();
+    gs_tuned_t back;
+    CHECK_EQ_INT(gs_tune_cache_open(path, "gpu=X", GS_TUNE_CACHE_READONLY, msg, sizeof msg), 0);
+    CHECK(gs_tuned_find(&c, &back) && fabs(back.gain - 1.07) < 1e-9);
+    setlocale(LC_NUMERIC, "C");
+    gs_tuned_reset();
+    unlink(path);
+}
+
 int main(void)
 {
     test_rule();
     test_cache_file();
+    test_cache_numeric_locale();
     test_compaction();
     test_concurrent_writers();
     test_dispatch_tuned();
