@@ -235,12 +235,11 @@ int gs_parse_plugin_list(const char *v, char (*paths)[GS_PATH_MAX], char *msg, s
 
 static void parse_plugins(gs_config_t *c, const char *v)
 {
+    /* validated here; the libraries are loaded by the shim before this
+     * parse (shim/gs_plugin.c) */
     char msg[128];
-    c->n_plugins = v ? gs_parse_plugin_list(v, NULL, msg, sizeof msg) : 0;
-    if (c->n_plugins < 0) {
-        c->n_plugins = 0;
+    if (v && gs_parse_plugin_list(v, NULL, msg, sizeof msg) < 0)
         reject(c, "%s", msg);
-    }
 }
 
 static void parse_kernels(gs_config_t *c, const char *v)

@@ -86,8 +86,6 @@ typedef struct gs_config {
                                       knob i of the registry (gs_knob_at) */
     uint64_t knob_key;             /* the knobs' values folded into one word (decision keys) */
     gs_tune_config_t tune;
-    int n_plugins;                 /* libraries GEMMSHIM_PLUGINS names (loaded by the
-                                      shim before this parse: shim/gs_plugin.c) */
     int error;                     /* a value was rejected */
     char error_msg[512];           /* the first rejection, one line */
 } gs_config_t;

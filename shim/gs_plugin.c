@@ -82,10 +82,9 @@ static int32_t compute_of(gs_compute_t c)
     }
 }
 
-/* p as the plugin sees it: 0, or -1 when ABI version 1 cannot describe it
- * (a type or compute it has no name for, a bias epilogue). The class's
- * fields only, pointers NULL, unless with_pointers. */
-/* The view of a class (no pointers) or, with p, of a call. */
+/* A class as the plugin sees it (pointers NULL), or with p, the call:
+ * 0, or -1 when ABI version 1 cannot describe it (a type or compute it has
+ * no name for, a bias epilogue). */
 static int view_of_class(const gs_class_t *c, const gs_problem_t *p,
                          gemmshim_plugin_problem_t *v)
 {
@@ -150,27 +149,37 @@ static void device_view_of(const gs_device_t *d, gemmshim_plugin_device_t *v)
 
 /* ---- the adapter: a plugin as a gs_family_t ---- */
 
-/* Calls one of pl's functions under the re-entry guard; *failed when it
- * called cuBLAS or threw. */
-static int guarded_int(plugin_t *pl, gs_plugin_int_fn fn, const gemmshim_plugin_problem_t *v,
-                       const gemmshim_plugin_device_t *dv, int config, int *failed)
+/* The re-entry guard around one call into pl: guard_enter returns the
+ * plugin the thread was inside (plugins call no plugins, but the guard
+ * nests), guard_leave restores it and says whether the call failed (it
+ * called cuBLAS, or threw). */
+static plugin_t *guard_enter(plugin_t *pl)
 {
-    int threw = 0;
     plugin_t *outer = inside;
     inside = pl;
     reentered = 0;
-    const int r = gs_plugin_call_int(fn, v, dv, config, &threw);
-    *failed = reentered || threw;
+    return outer;
+}
+
+static int guard_leave(plugin_t *pl, plugin_t *outer, int threw)
+{
+    const int failed = reentered || threw;
     reentered = 0;
     inside = outer;
     if (threw)
         said_throw(pl);
-    return r;
+    return failed;
 }
 
-static int view_of(const gs_problem_t *p, int with_pointers, gemmshim_plugin_problem_t *v)
+/* Calls one of pl's int functions under the guard; *failed as guard_leave. */
+static int guarded_int(plugin_t *pl, gs_plugin_int_fn fn, const gemmshim_plugin_problem_t *v,
+                       const gemmshim_plugin_device_t *dv, int config, int *failed)
 {
-    return view_of_class(&p->cls, with_pointers ? p : NULL, v);
+    int threw = 0;
+    plugin_t *outer = guard_enter(pl);
+    const int r = gs_plugin_call_int(fn, v, dv, config, &threw);
+    *failed = guard_leave(pl, outer, threw);
+    return r;
 }
 
 static int adapter_can_implement(plugin_t *pl, const gs_class_t *c, const gs_device_t *d,
@@ -195,18 +204,12 @@ static void adapter_plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t 
         return;
     gemmshim_plugin_problem_t v;
     gemmshim_plugin_device_t dv;
-    view_of(p, 0, &v);
+    view_of_class(&p->cls, NULL, &v);
     device_view_of(d, &dv);
     int threw = 0;
-    plugin_t *outer = inside;
-    inside = pl;
-    reentered = 0;
+    plugin_t *outer = guard_enter(pl);
     const size_t bytes = gs_plugin_call_size(pl->d->workspace_bytes, &v, &dv, plan->config, &threw);
-    const int failed = reentered || threw;
-    reentered = 0;
-    inside = outer;
-    if (threw)
-        said_throw(pl);
+    const int failed = guard_leave(pl, outer, threw);
     /* a failed answer asks for more than any cap: the call is forwarded */
     plan->workspace_bytes = failed ? (size_t)-1 / 2 : bytes ? bytes + GS_WS_FLAG_BYTES : 0;
 }
@@ -220,7 +223,7 @@ static int adapter_run(const gs_plan_t *plan, const gs_problem_t *p, const gs_de
         return GS_RUN_NO_WORKSPACE;
     gemmshim_plugin_problem_t v;
     gemmshim_plugin_device_t dv;
-    if (view_of(p, 1, &v))
+    if (view_of_class(&p->cls, p, &v))
         return ERR_NOT_PERMITTED; /* can_implement took no such problem */
     device_view_of(d, &dv);
     int failed;
