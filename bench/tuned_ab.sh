@@ -5,6 +5,13 @@
 # the default policy (untuned shapes get the routing table's prior).
 #
 #   bench/tuned_ab.sh LIB BENCH_AB OUT_PREFIX (--shapes FILE | --suite NAME) [--rounds N]
+#                     [--tune-rounds N]
+#
+# --tune-rounds (default 40) sets the tuning pass's rounds: a signature is
+# decided after about (candidates x GEMMSHIM_TUNE_PAIRS) of its calls, and
+# bench_ab calls a 10 ms shape only a few times a round, so with too few
+# rounds the large shapes stay undecided and the measured pass times the
+# routing table's prior for them instead of a tuned choice.
 #
 # Writes OUT_PREFIX.cache (the decisions), OUT_PREFIX.csv (bench_ab's table
 # of the measured pass), OUT_PREFIX.tune.log and OUT_PREFIX.log (the shim's
@@ -14,17 +21,20 @@ set -eu
 lib=$1 bench=$2 out=$3
 shift 3
 rounds=7
+tune_rounds=40
 args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
+    --tune-rounds) tune_rounds=$2; shift 2 ;;
     *) args+=("$1"); shift ;;
   esac
 done
 rm -f "$out.cache" "$out.csv" "$out.log" "$out.tune.log"
 export GEMMSHIM_POLICY=${GEMMSHIM_POLICY:-table} GEMMSHIM_TUNE_CACHE=$out.cache
 GEMMSHIM_TUNE=online GEMMSHIM_LOG=$out.tune.log LD_PRELOAD=$lib "$bench" "${args[@]}" \
-  --rounds 2 --csv /dev/null >/dev/null
+  --rounds "$tune_rounds" --csv /dev/null >/dev/null
+grep -h "signatures decided" "$out.tune.log" | tail -1 || true
 GEMMSHIM_TUNE=cache GEMMSHIM_LOG=$out.log LD_PRELOAD=$lib "$bench" "${args[@]}" \
   --rounds "$rounds" --csv "$out.csv" >/dev/null
 python3 - "$out.csv" <<'PY'
@@ -35,5 +45,7 @@ slow = [r for r in rows if r["speedup"] not in ("", "nan") and float(r["speedup"
 for r in slow:
     print(f"below 0.97: {r['dtype']} {r['layout']} {r['m']}x{r['n']}x{r['k']}: {r['speedup']}x ({r.get('route', '')})")
 g = math.exp(sum(math.log(x) for x in sp) / len(sp)) if sp else float("nan")
-print(f"tuned_ab: {len(sp)} shapes, geomean {g:.3f}x, min {min(sp):.3f}x, {len(slow)} below 0.97x")
+routed = [r for r in slow if r.get("route", "") not in ("", "forward")]
+print(f"tuned_ab: {len(sp)} shapes, geomean {g:.3f}x, min {min(sp):.3f}x, {len(slow)} below 0.97x "
+      f"({len(routed)} of them routed; a forwarded one is cuBLAS against itself)")
 PY

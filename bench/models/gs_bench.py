@@ -121,6 +121,19 @@ def parse_args(description, argv=None):
                     help="timed iterations per mode per round (default: the workload's)")
     ap.add_argument("--warmup", type=int, default=None,
                     help="untimed iterations before each timed pass (default: the workload's)")
+    ap.add_argument("--round-s", type=float, default=1.0,
+                    help="each mode's timed pass lasts at least this many seconds (default 1.0; "
+                         "more iterations than the workload's default where needed): at the "
+                         "power limit the clock settles over a few hundred ms, so shorter "
+                         "passes time a blend of the previous mode's clock and their own")
+    ap.add_argument("--settle-s", type=float, default=0.3,
+                    help="untimed lead-in of each pass, at least this many seconds (default 0.3)")
+    ap.add_argument("--eager-warmup", type=int, default=0,
+                    help="N eager iterations (the workload's probe) in each mode before it "
+                         "is prepared and timed. For a tuning run (GEMMSHIM_TUNE=online): "
+                         "nothing is tuned inside CUDA graph capture, so a workload timed "
+                         "as a graph replay gets its signatures tuned here, eagerly, and "
+                         "its graph captures the decided choices")
     ap.add_argument("--out", default=None, help="append one JSON line per workload here")
     ap.add_argument("--quick", action="store_true",
                     help="smoke run: 2 rounds, 2 timed iterations, 1 warm-up")
@@ -144,6 +157,10 @@ def parse_args(description, argv=None):
         ap.error("--rounds must be >= 1")
     if args.ab_iters < 0:
         ap.error("--ab-iters must be >= 0")
+    if args.eager_warmup < 0:
+        ap.error("--eager-warmup must be >= 0")
+    if args.round_s < 0 or args.settle_s < 0:
+        ap.error("--round-s and --settle-s must be >= 0")
     return args
 
 
@@ -251,9 +268,20 @@ def run_alternating(wl, args, shim):
     stats = {}
     for on in modes:
         shim.set_mode(on)
+        for _ in range(args.eager_warmup):
+            wl.probe()
         wl.prepare(on)
         time_ms(wl.fn, 1, warmup)
         stats["on" if on else "off"] = _probe_stats(shim, wl, on)
+
+    # Passes long enough for the clock to settle at each mode's own power draw
+    # (bench/models/sustained.py shows why): explicit --iters/--warmup win.
+    if not args.quick and (args.iters is None or args.warmup is None):
+        per_iter = time_ms(wl.fn, 3, 0)
+        if args.iters is None:
+            iters = max(iters, math.ceil(args.round_s * 1000 / per_iter))
+        if args.warmup is None:
+            warmup = max(warmup, math.ceil(args.settle_s * 1000 / per_iter))
 
     ms = {False: [], True: []}
     for r in range(args.rounds):
@@ -296,7 +324,8 @@ def run_ab(wl, args, shim):
 def _record(wl, args, shim, ms, stats, iters, warmup):
     off_ms = statistics.median(ms[False])
     rec = {"workload": wl.name, "kind": wl.kind, "rounds": args.rounds,
-           "iters": iters, "warmup": warmup, "off_ms": off_ms, "on_ms": None,
+           "iters": iters, "warmup": warmup, "round_s": args.round_s,
+           "settle_s": args.settle_s, "off_ms": off_ms, "on_ms": None,
            "ratio_median": None, "ratio_lo95": None, "ratio_hi95": None, "ratios": None,
            "ci_method": None, "off_ms_rounds": ms[False], "on_ms_rounds": ms[True] or None}
     if shim.loaded:

@@ -3,6 +3,7 @@
 #
 #   LD_PRELOAD=path/libgemmshim.so GEMMSHIM_TUNE=cache GEMMSHIM_TUNE_CACHE=f \
 #       bash bench/models/run_all.sh [--rounds N] [--quick] [--out res.jsonl] [--profile-gemm-share]
+#       [--eager-warmup N]    (for the tuning run: graph workloads' steps run eagerly first)
 #   ... run_all.sh --ab-iters N --ab-prefix DIR/ab [--out ab.jsonl]
 #
 # The second form is the ab pass (bench/models/ceiling.py reads it): each
@@ -27,11 +28,13 @@ while [ $# -gt 0 ]; do
         --out) out=$2; shift 2 ;;
         --out=*) out=${1#*=}; shift ;;
         --quick|--profile-gemm-share) pass+=("$1"); shift ;;
+        --eager-warmup) [[ ${2:-} =~ ^[0-9]+$ ]] || { echo "run_all.sh: --eager-warmup N" >&2; exit 2; }
+                        pass+=("$1" "$2"); shift 2 ;;
         --ab-iters) ab_iters=$2; shift 2
                     [[ $ab_iters =~ ^[0-9]+$ ]] || { echo "run_all.sh: --ab-iters N" >&2; exit 2; }
                     ab_iters=$((10#$ab_iters)) ;;
         --ab-prefix) ab_prefix=$2; shift 2 ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) echo "run_all.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done

@@ -59,6 +59,16 @@ PY
     [[ "$output" =~ "needs --ab-prefix" ]]
 }
 
+@test "run_all.sh: --eager-warmup takes a count" {
+    for bad in x -3 ""; do
+        run bash "$ROOT/bench/models/run_all.sh" --eager-warmup "$bad" --out "$BATS_TEST_TMPDIR/o.jsonl"
+        [ "$status" -eq 2 ]
+        [[ "$output" =~ "--eager-warmup N" ]]
+    done
+    run bash "$ROOT/bench/models/run_all.sh" --eager-warmup
+    [ "$status" -eq 2 ]
+}
+
 @test "table_from_csv.py: without the families' kernel name lists it refuses, not an empty table" {
     mkdir -p "$BATS_TEST_TMPDIR/alone"
     cp "$ROOT/bench/table_from_csv.py" "$BATS_TEST_TMPDIR/alone/"
