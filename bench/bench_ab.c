@@ -20,9 +20,9 @@
  * and replayed (on a stream of its own, cuBLAS given a 32 MiB workspace as
  * PyTorch gives it), as decode servers and torch.compile run GEMMs: kernels
  * of a graph start closer to their predecessors than stream launches do, and
- * the two sides gain unequally (session 13: cuBLAS's small decode calls
- * measured 30-50% slower launched back to back on a stream than inside a
- * model's graph). The CSV's `timing` column says which (stream / graph).
+ * the two sides gain unequally (cuBLAS's small decode calls measured
+ * 30-50% slower launched back to back on a stream than inside a model's
+ * graph; bench/NOTES.md, "Measurement regimes"). The CSV's `timing` column says which (stream / graph).
  *
  * --between puts a small plain kernel before every call, rewriting the head
  * of the call's B (bench/between_op.cu), as a model's other kernels sit
@@ -92,8 +92,7 @@ static void build(const char *suite)
     if (all || !strcmp(suite, "decode")) {
         /* nn.Linear in LLM decode: TN, m = out features, n = tokens. The
          * first four m x k are issue 4's targets; 1024 and 14336 rows are
-         * Llama-3-8B's k/v (grouped-query) and gate/up projections, which
-         * the table had not measured (session 13) */
+         * Llama-3-8B's k/v (grouped-query) and gate/up projections */
         static const int dm[6] = {4096, 6144, 28672, 4096, 1024, 14336},
                          dk[6] = {4096, 4096, 4096, 14336, 4096, 4096},
                          dn[7] = {1, 8, 16, 32, 64, 128, 256};

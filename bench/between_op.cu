@@ -3,8 +3,9 @@
  * the next GEMM's input. Here it rewrites the first few KB of that input
  * with its own values (data unchanged), as a plain launch: no programmatic
  * dependent launch, so it also ends any overlap a GEMM has with the GEMM
- * before it (session 13: back to back, with nothing between, cuBLAS's small
- * decode calls ran 30-50% slower than between a model's other kernels). */
+ * before it (back to back, with nothing between, cuBLAS's small decode
+ * calls ran 30-50% slower than between a model's other kernels;
+ * bench/NOTES.md, "Measurement regimes"). */
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
