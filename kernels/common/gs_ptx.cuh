@@ -338,161 +338,89 @@ __device__ __forceinline__ uint64_t wgmma_desc_sw128(uint32_t smem_addr, uint32_
     return desc;
 }
 
-/* D(64x128, f32) (+)= A(64x16) * B(16x128), both from shared memory.
- * TRANS_A / TRANS_B = 1 select the MN-major ("transposed") operand layout.
- * scale_d == 0 overwrites D (first k-step of a tile). */
-#define GS_WGMMA_M64N128K16(NAME, TYPE)                                                     \
+/* Operand numbering of the wgmma wrappers below. A thread's ACC f32
+ * accumulators are asm operands %0..%ACC-1 ("+f"(d[i]): read and written),
+ * and the descriptors and scalars follow them (%ACC, %ACC+1, ...): asm
+ * numbers outputs before inputs, and the PTX text must spell each number,
+ * so the numbers are written out once here, eight at a time.
+ * GS_WGMMA_OPS_<i>(F) is F(i, ..., i+7). */
+#define GS_WGMMA_OPS_0(F)   F(0, 1, 2, 3, 4, 5, 6, 7)
+#define GS_WGMMA_OPS_8(F)   F(8, 9, 10, 11, 12, 13, 14, 15)
+#define GS_WGMMA_OPS_16(F)  F(16, 17, 18, 19, 20, 21, 22, 23)
+#define GS_WGMMA_OPS_24(F)  F(24, 25, 26, 27, 28, 29, 30, 31)
+#define GS_WGMMA_OPS_32(F)  F(32, 33, 34, 35, 36, 37, 38, 39)
+#define GS_WGMMA_OPS_40(F)  F(40, 41, 42, 43, 44, 45, 46, 47)
+#define GS_WGMMA_OPS_48(F)  F(48, 49, 50, 51, 52, 53, 54, 55)
+#define GS_WGMMA_OPS_56(F)  F(56, 57, 58, 59, 60, 61, 62, 63)
+#define GS_WGMMA_OPS_64(F)  F(64, 65, 66, 67, 68, 69, 70, 71)
+#define GS_WGMMA_OPS_72(F)  F(72, 73, 74, 75, 76, 77, 78, 79)
+#define GS_WGMMA_OPS_80(F)  F(80, 81, 82, 83, 84, 85, 86, 87)
+#define GS_WGMMA_OPS_88(F)  F(88, 89, 90, 91, 92, 93, 94, 95)
+#define GS_WGMMA_OPS_96(F)  F(96, 97, 98, 99, 100, 101, 102, 103)
+#define GS_WGMMA_OPS_104(F) F(104, 105, 106, 107, 108, 109, 110, 111)
+#define GS_WGMMA_OPS_112(F) F(112, 113, 114, 115, 116, 117, 118, 119)
+#define GS_WGMMA_OPS_120(F) F(120, 121, 122, 123, 124, 125, 126, 127)
+#define GS_WGMMA_OPS_128(F) F(128, 129, 130, 131, 132, 133, 134, 135)
+
+/* The first ACC operands, eight at a time through F, S() between two groups.
+ * F = GS_WGMMA_REGS8 and S = GS_WGMMA_REG_SEP give the PTX register list
+ * "%0, %1, ..., %ACC-1"; F = GS_WGMMA_ACCS8 and S = GS_WGMMA_COMMA the
+ * constraints "+f"(d[0]), ..., "+f"(d[ACC-1]). */
+#define GS_WGMMA_ACC_8(F, S)   GS_WGMMA_OPS_0(F)
+#define GS_WGMMA_ACC_16(F, S)  GS_WGMMA_ACC_8(F, S) S() GS_WGMMA_OPS_8(F)
+#define GS_WGMMA_ACC_32(F, S)  GS_WGMMA_ACC_16(F, S) S() GS_WGMMA_OPS_16(F) S() GS_WGMMA_OPS_24(F)
+#define GS_WGMMA_ACC_64(F, S)  GS_WGMMA_ACC_32(F, S) S() GS_WGMMA_OPS_32(F) S() GS_WGMMA_OPS_40(F) \
+                               S() GS_WGMMA_OPS_48(F) S() GS_WGMMA_OPS_56(F)
+#define GS_WGMMA_ACC_96(F, S)  GS_WGMMA_ACC_64(F, S) S() GS_WGMMA_OPS_64(F) S() GS_WGMMA_OPS_72(F) \
+                               S() GS_WGMMA_OPS_80(F) S() GS_WGMMA_OPS_88(F)
+#define GS_WGMMA_ACC_128(F, S) GS_WGMMA_ACC_96(F, S) S() GS_WGMMA_OPS_96(F) S() GS_WGMMA_OPS_104(F) \
+                               S() GS_WGMMA_OPS_112(F) S() GS_WGMMA_OPS_120(F)
+#define GS_WGMMA_REGS8(i0, i1, i2, i3, i4, i5, i6, i7) \
+    "%" #i0 ", %" #i1 ", %" #i2 ", %" #i3 ", %" #i4 ", %" #i5 ", %" #i6 ", %" #i7
+#define GS_WGMMA_ACCS8(i0, i1, i2, i3, i4, i5, i6, i7)                                      \
+    "+f"(d[i0]), "+f"(d[i1]), "+f"(d[i2]), "+f"(d[i3]), "+f"(d[i4]), "+f"(d[i5]),           \
+    "+f"(d[i6]), "+f"(d[i7])
+#define GS_WGMMA_REG_SEP() ", "
+#define GS_WGMMA_COMMA() ,
+/* The operands after the accumulators, through GS_WGMMA_OPS_<ACC>: desc_a,
+ * desc_b (the descriptor pair), scale_d, TRANS_A, TRANS_B (the pair). */
+#define GS_WGMMA_DESCS(a, b, ...)              "%" #a ", %" #b
+#define GS_WGMMA_SCALE_D(a, b, s, ...)         "%" #s
+#define GS_WGMMA_TRANS(a, b, s, ta, tb, ...)   "%" #ta ", %" #tb
+
+/* D(64xN, f32) (+)= A(64x16) * B(16xN), both from shared memory: ACC = N / 2
+ * accumulator registers per thread. TRANS_A / TRANS_B = 1 select the
+ * MN-major ("transposed") operand layout, 0 the K-major one. scale_d == 0
+ * overwrites D (first k-step of a tile). GS_WGMMA(N, ACC) defines
+ * wgmma_m64n<N>k16_f32_bf16<TRANS_A, TRANS_B> and its _f16 twin. */
+#define GS_WGMMA_TYPE(N, ACC, TYPE)                                                         \
 template <int TRANS_A, int TRANS_B>                                                         \
-__device__ __forceinline__ void NAME(float *d, uint64_t desc_a, uint64_t desc_b,            \
-                                     int scale_d)                                           \
+__device__ __forceinline__ void wgmma_m64n##N##k16_f32_##TYPE(float *d, uint64_t desc_a,    \
+                                                              uint64_t desc_b, int scale_d) \
 {                                                                                           \
     asm volatile("{\n"                                                                      \
                  ".reg .pred p;\n"                                                          \
-                 "setp.ne.b32 p, %66, 0;\n"                                                 \
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE "\n"          \
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},\n"                                                              \
-                 " %64, %65, p, 1, 1, %67, %68;\n"                                          \
+                 "setp.ne.b32 p, " GS_WGMMA_OPS_##ACC(GS_WGMMA_SCALE_D) ", 0;\n"            \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." #TYPE "." #TYPE "\n"     \
+                 "{" GS_WGMMA_ACC_##ACC(GS_WGMMA_REGS8, GS_WGMMA_REG_SEP) "},\n"            \
+                 " " GS_WGMMA_OPS_##ACC(GS_WGMMA_DESCS) ", p, 1, 1, "                       \
+                 GS_WGMMA_OPS_##ACC(GS_WGMMA_TRANS) ";\n"                                   \
                  "}\n"                                                                      \
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])                                                                   \
+                 : GS_WGMMA_ACC_##ACC(GS_WGMMA_ACCS8, GS_WGMMA_COMMA)                       \
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));      \
 }
-GS_WGMMA_M64N128K16(wgmma_m64n128k16_f32_bf16, "bf16")
-GS_WGMMA_M64N128K16(wgmma_m64n128k16_f32_f16, "f16")
-#undef GS_WGMMA_M64N128K16
-
-/* D(64x256, f32) (+)= A(64x16) * B(16x256), both from shared memory: 128
- * accumulator registers per thread. Same operand conventions as m64n128k16. */
-#define GS_WGMMA_M64N256K16(NAME, TYPE) \
-template <int TRANS_A, int TRANS_B> \
-__device__ __forceinline__ void NAME(float *d, uint64_t desc_a, uint64_t desc_b, \
-                                     int scale_d) \
-{ \
-    asm volatile("{\n" \
-                 ".reg .pred p;\n" \
-                 "setp.ne.b32 p, %130, 0;\n" \
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE "\n" \
-                 "{" \
-                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
-                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
-                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
-                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63," \
-                 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79," \
-                 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95," \
-                 "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111," \
-                 "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
-                 "},\n" \
-                 " %128, %129, p, 1, 1, %131, %132;\n" \
-                 "}\n" \
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
-                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
-                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
-                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
-                   "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
-                   "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
-                   "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
-                   "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
-                   "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
-                   "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
-                   "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
-                   "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127]) \
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B)); \
-}
-GS_WGMMA_M64N256K16(wgmma_m64n256k16_f32_bf16, "bf16")
-GS_WGMMA_M64N256K16(wgmma_m64n256k16_f32_f16, "f16")
-#undef GS_WGMMA_M64N256K16
-
-/* D(64x192, f32) (+)= A(64x16) * B(16x192), both from shared memory: 96
- * accumulator registers per thread (the 192-wide pingpong tile). Same
- * operand conventions as m64n128k16. */
-#define GS_WGMMA_M64N192K16(NAME, TYPE) \
-template <int TRANS_A, int TRANS_B> \
-__device__ __forceinline__ void NAME(float *d, uint64_t desc_a, uint64_t desc_b, \
-                                     int scale_d) \
-{ \
-    asm volatile("{\n" \
-                 ".reg .pred p;\n" \
-                 "setp.ne.b32 p, %98, 0;\n" \
-                 "wgmma.mma_async.sync.aligned.m64n192k16.f32." TYPE "." TYPE "\n" \
-                 "{" \
-                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
-                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
-                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
-                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63," \
-                 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79," \
-                 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95" \
-                 "},\n" \
-                 " %96, %97, p, 1, 1, %99, %100;\n" \
-                 "}\n" \
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
-                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
-                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
-                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
-                   "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
-                   "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
-                   "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
-                   "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]) \
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B)); \
-}
-GS_WGMMA_M64N192K16(wgmma_m64n192k16_f32_bf16, "bf16")
-GS_WGMMA_M64N192K16(wgmma_m64n192k16_f32_f16, "f16")
-#undef GS_WGMMA_M64N192K16
-
-/* D(64 x N, f32) (+)= A(64x16) * B(16xN) for the narrow N of the decode ring
- * (kernels/skinny/skinny_sm90.cu: weights as A, tokens as B), both K-major from
- * shared memory; scale_d == 0 overwrites D. ACC = N / 2 registers per thread. */
-#define GS_WGMMA_M64NK16_KMAJOR(NAME, SHAPE, TYPE, PRED, REGS, DESCS, ...)                  \
-__device__ __forceinline__ void NAME(float *d, uint64_t desc_a, uint64_t desc_b, int scale_d) \
-{                                                                                           \
-    asm volatile("{\n"                                                                      \
-                 ".reg .pred p;\n"                                                          \
-                 "setp.ne.b32 p, " PRED ", 0;\n"                                            \
-                 "wgmma.mma_async.sync.aligned." SHAPE ".f32." TYPE "." TYPE "\n"           \
-                 "{" REGS "},\n"                                                            \
-                 " " DESCS ", p, 1, 1, 0, 0;\n"                                             \
-                 "}\n"                                                                      \
-                 : __VA_ARGS__                                                              \
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));                                 \
-}
-GS_WGMMA_M64NK16_KMAJOR(wgmma_m64n16k16_f32_bf16_kk, "m64n16k16", "bf16", "%10",
-    "%0, %1, %2, %3, %4, %5, %6, %7",
-    "%8, %9",
-    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]))
-GS_WGMMA_M64NK16_KMAJOR(wgmma_m64n16k16_f32_f16_kk, "m64n16k16", "f16", "%10",
-    "%0, %1, %2, %3, %4, %5, %6, %7",
-    "%8, %9",
-    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]))
-GS_WGMMA_M64NK16_KMAJOR(wgmma_m64n32k16_f32_bf16_kk, "m64n32k16", "bf16", "%18",
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15",
-    "%16, %17",
-    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]))
-GS_WGMMA_M64NK16_KMAJOR(wgmma_m64n32k16_f32_f16_kk, "m64n32k16", "f16", "%18",
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15",
-    "%16, %17",
-    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]))
-GS_WGMMA_M64NK16_KMAJOR(wgmma_m64n64k16_f32_bf16_kk, "m64n64k16", "bf16", "%34",
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31",
-    "%32, %33",
-    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]))
-GS_WGMMA_M64NK16_KMAJOR(wgmma_m64n64k16_f32_f16_kk, "m64n64k16", "f16", "%34",
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31",
-    "%32, %33",
-    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]))
-#undef GS_WGMMA_M64NK16_KMAJOR
+#define GS_WGMMA(N, ACC) GS_WGMMA_TYPE(N, ACC, bf16) GS_WGMMA_TYPE(N, ACC, f16)
+/* the narrow N of the decode ring (kernels/skinny/skinny_sm90.cu: weights as
+ * A, tokens as B, both K-major) */
+GS_WGMMA(16, 8)
+GS_WGMMA(32, 16)
+GS_WGMMA(64, 32)
+/* the pingpong tile widths (kernels/pingpong) */
+GS_WGMMA(128, 64)
+GS_WGMMA(192, 96)
+GS_WGMMA(256, 128)
+#undef GS_WGMMA
+#undef GS_WGMMA_TYPE
 
 #endif /* !__CUDA_ARCH__ || __CUDA_ARCH_FEAT_SM90_ALL */
 

@@ -55,7 +55,7 @@ template <class In, int N> struct wg_op;
     template <> struct wg_op<IN, N> {                                                          \
         static __device__ __forceinline__ void run(float *d, uint64_t a, uint64_t b, int s)    \
         {                                                                                      \
-            wgmma_m64n##N##k16_f32_##SUF##_kk(d, a, b, s); /* gs_ptx.cuh */                   \
+            wgmma_m64n##N##k16_f32_##SUF<0, 0>(d, a, b, s); /* gs_ptx.cuh; both K-major */    \
         }                                                                                      \
     };
 GS_WG_OP(__nv_bfloat16, 16, bf16)
