@@ -4,6 +4,8 @@
 #ifndef GS_PTX_CUH
 #define GS_PTX_CUH
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <stdint.h>
 
 /* ---------------------------------------------------------------------------
@@ -392,8 +394,11 @@ __device__ __forceinline__ uint64_t wgmma_desc_sw128(uint32_t smem_addr, uint32_
  * accumulator registers per thread. TRANS_A / TRANS_B = 1 select the
  * MN-major ("transposed") operand layout, 0 the K-major one. scale_d == 0
  * overwrites D (first k-step of a tile). GS_WGMMA(N, ACC) defines
- * wgmma_m64n<N>k16_f32_bf16<TRANS_A, TRANS_B> and its _f16 twin. */
-#define GS_WGMMA_TYPE(N, ACC, TYPE)                                                         \
+ * wgmma_m64n<N>k16_f32_bf16<TRANS_A, TRANS_B> and its _f16 twin, and the
+ * same two keyed on the input type for code templated on it and on N:
+ * wgmma_m64nNk16_f32<__nv_bfloat16 or __half, N>::run<TRANS_A, TRANS_B>. */
+template <class TIn, int N> struct wgmma_m64nNk16_f32;
+#define GS_WGMMA_TYPE(N, ACC, TYPE, TIN)                                                    \
 template <int TRANS_A, int TRANS_B>                                                         \
 __device__ __forceinline__ void wgmma_m64n##N##k16_f32_##TYPE(float *d, uint64_t desc_a,    \
                                                               uint64_t desc_b, int scale_d) \
@@ -408,8 +413,17 @@ __device__ __forceinline__ void wgmma_m64n##N##k16_f32_##TYPE(float *d, uint64_t
                  "}\n"                                                                      \
                  : GS_WGMMA_ACC_##ACC(GS_WGMMA_ACCS8, GS_WGMMA_COMMA)                       \
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));      \
-}
-#define GS_WGMMA(N, ACC) GS_WGMMA_TYPE(N, ACC, bf16) GS_WGMMA_TYPE(N, ACC, f16)
+}                                                                                           \
+template <> struct wgmma_m64nNk16_f32<TIN, N> {                                             \
+    template <int TRANS_A, int TRANS_B>                                                     \
+    static __device__ __forceinline__ void run(float *d, uint64_t desc_a, uint64_t desc_b,  \
+                                               int scale_d)                                 \
+    {                                                                                       \
+        wgmma_m64n##N##k16_f32_##TYPE<TRANS_A, TRANS_B>(d, desc_a, desc_b, scale_d);        \
+    }                                                                                       \
+};
+#define GS_WGMMA(N, ACC)                                                                    \
+    GS_WGMMA_TYPE(N, ACC, bf16, __nv_bfloat16) GS_WGMMA_TYPE(N, ACC, f16, __half)
 /* the narrow N of the decode ring (kernels/skinny/skinny_sm90.cu: weights as
  * A, tokens as B, both K-major) */
 GS_WGMMA(16, 8)

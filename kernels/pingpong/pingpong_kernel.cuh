@@ -157,7 +157,8 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
 #pragma unroll
                     for (int h = 0; h < HPC; ++h) {
                         const uint64_t da = operand_desc<P_KMAJOR>(p_addr, COOP ? c : h, ks);
-                        Mma<TIn, Cfg::WGMMA_N>::template run<P_KMAJOR ? 0 : 1, Q_KMAJOR ? 0 : 1>(
+                        wgmma_m64nNk16_f32<TIn, Cfg::WGMMA_N>::template run<P_KMAJOR ? 0 : 1,
+                                                                            Q_KMAJOR ? 0 : 1>(
                             acc[h], da, db, (kb > u.kb0 || ks > 0) ? 1 : 0);
                     }
                 }

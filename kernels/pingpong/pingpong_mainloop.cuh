@@ -1,6 +1,6 @@
 /* The pingpong family's mainloop pieces: wgmma shared-memory descriptors
- * of a stage, the wgmma instruction per tile width (Mma) and the packing of
- * accumulator pairs the epilogue stages. */
+ * of a stage (the wgmma of a tile width is gs_ptx.cuh's wgmma_m64nNk16_f32)
+ * and the packing of accumulator pairs the epilogue stages. */
 #ifndef GS_PINGPONG_MAINLOOP_CUH
 #define GS_PINGPONG_MAINLOOP_CUH
 
@@ -38,50 +38,6 @@ __device__ __forceinline__ uint32_t sub_offset(int row, int col)
     const int unit = (byte_in_row >> 4) ^ (row & 7);
     return (uint32_t)(row * SW128_ROW + unit * 16 + (byte_in_row & 15));
 }
-
-template <typename TIn, int N> struct Mma;
-template <> struct Mma<__nv_bfloat16, 128> {
-    template <int TA, int TB>
-    static __device__ __forceinline__ void run(float *d, uint64_t a, uint64_t b, int scale_d)
-    {
-        wgmma_m64n128k16_f32_bf16<TA, TB>(d, a, b, scale_d);
-    }
-};
-template <> struct Mma<__half, 128> {
-    template <int TA, int TB>
-    static __device__ __forceinline__ void run(float *d, uint64_t a, uint64_t b, int scale_d)
-    {
-        wgmma_m64n128k16_f32_f16<TA, TB>(d, a, b, scale_d);
-    }
-};
-template <> struct Mma<__nv_bfloat16, 192> {
-    template <int TA, int TB>
-    static __device__ __forceinline__ void run(float *d, uint64_t a, uint64_t b, int scale_d)
-    {
-        wgmma_m64n192k16_f32_bf16<TA, TB>(d, a, b, scale_d);
-    }
-};
-template <> struct Mma<__half, 192> {
-    template <int TA, int TB>
-    static __device__ __forceinline__ void run(float *d, uint64_t a, uint64_t b, int scale_d)
-    {
-        wgmma_m64n192k16_f32_f16<TA, TB>(d, a, b, scale_d);
-    }
-};
-template <> struct Mma<__nv_bfloat16, 256> {
-    template <int TA, int TB>
-    static __device__ __forceinline__ void run(float *d, uint64_t a, uint64_t b, int scale_d)
-    {
-        wgmma_m64n256k16_f32_bf16<TA, TB>(d, a, b, scale_d);
-    }
-};
-template <> struct Mma<__half, 256> {
-    template <int TA, int TB>
-    static __device__ __forceinline__ void run(float *d, uint64_t a, uint64_t b, int scale_d)
-    {
-        wgmma_m64n256k16_f32_f16<TA, TB>(d, a, b, scale_d);
-    }
-};
 
 __device__ __forceinline__ uint32_t pack2(float lo, float hi, __nv_bfloat16 *)
 {

@@ -48,26 +48,6 @@
 
 namespace {
 
-/* The wgmma of an N bucket (wrappers in gs_ptx.cuh). */
-template <class In, int N> struct wg_op;
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define GS_WG_OP(IN, N, SUF)                                                                   \
-    template <> struct wg_op<IN, N> {                                                          \
-        static __device__ __forceinline__ void run(float *d, uint64_t a, uint64_t b, int s)    \
-        {                                                                                      \
-            wgmma_m64n##N##k16_f32_##SUF<0, 0>(d, a, b, s); /* gs_ptx.cuh; both K-major */    \
-        }                                                                                      \
-    };
-GS_WG_OP(__nv_bfloat16, 16, bf16)
-GS_WG_OP(__nv_bfloat16, 32, bf16)
-GS_WG_OP(__nv_bfloat16, 64, bf16)
-GS_WG_OP(__half, 16, f16)
-GS_WG_OP(__half, 32, f16)
-GS_WG_OP(__half, 64, f16)
-#undef GS_WG_OP
-#endif
-
-
 /* ---------------------------------------------------------------------------
  * Epilogue through shared memory.
  *
@@ -293,7 +273,7 @@ skinny_ring_wg_tn(const skinny_params prm, const __grid_constant__ CUtensorMap t
                 const uint64_t db = kmajor_desc(st + Cfg::A_BYTES + ks * 32);
 #pragma unroll
                 for (int mt = 0; mt < MT; ++mt)
-                    wg_op<In, Cfg::N_MAX>::run(
+                    wgmma_m64nNk16_f32<In, Cfg::N_MAX>::template run<0, 0>( /* both K-major */
                         part[mt], kmajor_desc(st + (wg * WG_ROWS + mt * 64) * RB + ks * 32), db,
                         ks);
             }
