@@ -1,7 +1,7 @@
 /* The SIMT SGEMM family's mainloop pieces: the operand tile copiers (one
- * per copy mode), the shared-memory ring, the block raster, the C store
- * (store_c4, the epilogue both kernels share) and the split kernel's k-range
- * product (tile_product). */
+ * per copy mode), the shared-memory ring, the block raster, the C store of
+ * the split-K reduction (store_c4) and the main loop of both kernels
+ * (tile_product). */
 #ifndef GS_SGEMM_SIMT_MAINLOOP_CUH
 #define GS_SGEMM_SIMT_MAINLOOP_CUH
 
@@ -246,17 +246,35 @@ __device__ __forceinline__ void store_c4(float *cp, float (&v)[4], int rows_in, 
     }
 }
 
-/* The split kernel's main loop, the same pipeline as sgemm_warptile's
- * (which keeps its own copy, see there) over a range of k-tiles:
- * acc = the product of the block tile at (m0, n0) of batch b over the
- * kt_count k-tiles from k-tile kt0 on. Starts and ends with no cp.async
- * group holding copies still in flight into a stage that is read later;
- * the caller must barrier before the shared memory is written again. */
-template <class Cfg, int A_MODE, int B_MODE, bool STREAMED_A, bool STREAMED_B>
+/* Where tile_product's product goes. */
+enum tile_to {
+    TILE_TO_ACC,    /* *acc_out (the split kernel's partial tile) */
+    TILE_TO_C,      /* C = alpha * product + beta * C (the unsplit kernel) */
+    TILE_TO_C_BIAS, /* the same, then + bias[row] */
+};
+
+/* The main loop of both kernels: the product of the block tile at (m0, n0)
+ * of batch b over the kt_count k-tiles from k-tile kt0 on, into *acc_out
+ * (TILE_TO_ACC) or, over the whole k range (kt0 = 0), into C with alpha,
+ * beta and the bias (TILE_TO_C*; acc_out unused). Starts and ends with no
+ * cp.async group holding copies still in flight into a stage that is read
+ * later; the caller must barrier before the shared memory is written again.
+ *
+ * The unsplit kernel's store to C is written here, in the function that
+ * declares the accumulators: done by the caller on acc, or by a functor
+ * called here, it changes the order in which the compiler numbers the
+ * accumulator registers, and with it ptxas's register allocation and
+ * schedule of the unsplit kernels (tests/sass checks their SASS; an earlier
+ * shared main loop with another schedule measured 2-4% slower on the TT
+ * layouts, H200 1024^3..4096^3, bench/notes-simt-splitk.md). For the same
+ * reason TILE_TO_C re-reads k from prm at each use instead of keeping k_rem
+ * in a register. */
+template <class Cfg, int A_MODE, int B_MODE, bool STREAMED_A, bool STREAMED_B, int TO>
 __device__ __forceinline__ void tile_product(const sgemm_params &prm, shared_storage<Cfg> &smem,
                                              int64_t b, int m0, int n0, int kt0, int kt_count,
                                              int frag_m, int frag_n,
-                                             float (&acc)[Cfg::THREAD_M][Cfg::THREAD_N])
+                                             float (*acc_out)[Cfg::THREAD_M][Cfg::THREAD_N],
+                                             float alpha = 0.0f, float beta = 0.0f)
 {
     constexpr int BK = Cfg::BLOCK_K;
     constexpr int STAGES = Cfg::STAGES;
@@ -275,6 +293,7 @@ __device__ __forceinline__ void tile_product(const sgemm_params &prm, shared_sto
     copier_b cb(prm.B + b * prm.stride_b + copier_b::k_offset(prm.ldb, k0), prm.ldb, n0, prm.n,
                 tid);
     constexpr bool A_STAGED = A_MODE == COPY_KVEC16, B_STAGED = B_MODE == COPY_KVEC16;
+    constexpr bool TO_C = TO != TILE_TO_ACC;
 
     /* Starts the copies of the k-tile with k_left = k - (its first k): the
      * asynchronous ones straight into smem stage `stage`, the register-staged
@@ -305,12 +324,14 @@ __device__ __forceinline__ void tile_product(const sgemm_params &prm, shared_sto
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < kt_count) {
-            issue_tile(s, k_rem - s * BK);
+            issue_tile(s, (TO_C ? prm.k : k_rem) - s * BK);
             store_staged(s);
         }
         cp_async_commit_group();
     }
 
+    float acc_c[TM][TN];
+    float (&acc)[TM][TN] = TO_C ? acc_c : *acc_out;
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -345,7 +366,7 @@ __device__ __forceinline__ void tile_product(const sgemm_params &prm, shared_sto
         const int k_next = kt + STAGES - 1;
         const bool refill = k_next < kt_count;
         if (refill)
-            issue_tile(write_stage, k_rem - k_next * BK);
+            issue_tile(write_stage, (TO_C ? prm.k : k_rem) - k_next * BK);
         cp_async_commit_group();
 
 #pragma unroll
@@ -373,6 +394,62 @@ __device__ __forceinline__ void tile_product(const sgemm_params &prm, shared_sto
 #pragma unroll
                 for (int j = 0; j < TN; ++j)
                     acc[i][j] = fmaf(a[i], bf[j], acc[i][j]);
+        }
+    }
+    if constexpr (TO_C) {
+        constexpr bool HAS_BIAS = TO == TILE_TO_C_BIAS;
+        /* Epilogue: each 4-vector of the thread tile is 4 consecutive rows of
+         * one column of C; LANES_M lanes write LANES_M*16 contiguous bytes.
+         * Everything is relative to the thread's first element, so only one
+         * pointer and two bounds live across the main loop. */
+        const int rows_left = prm.m - (m0 + frag_m);
+        const int cols_left = prm.n - (n0 + frag_n);
+        float *Cthr = prm.C + b * prm.stride_c + (int64_t)(n0 + frag_n) * prm.ldc + (m0 + frag_m);
+#pragma unroll
+        for (int vn = 0; vn < VN; ++vn) {
+#pragma unroll
+            for (int jj = 0; jj < 4; ++jj) {
+                const int c = vn * Cfg::LANES_N * 4 + jj;
+                if (c >= cols_left)
+                    continue;
+                float *Ccol = Cthr + c * prm.ldc;
+#pragma unroll
+                for (int vm = 0; vm < VM; ++vm) {
+                    const int r0 = vm * Cfg::LANES_M * 4;
+                    const int j = vn * 4 + jj;
+                    float v[4];
+#pragma unroll
+                    for (int ii = 0; ii < 4; ++ii)
+                        v[ii] = alpha * acc[vm * 4 + ii][j];
+                    if (prm.c_vec4 && r0 + 3 < rows_left) {
+                        float4 *cp = reinterpret_cast<float4 *>(Ccol + r0);
+                        if (beta != 0.0f) {
+                            const float4 old = *cp;
+                            v[0] = fmaf(beta, old.x, v[0]);
+                            v[1] = fmaf(beta, old.y, v[1]);
+                            v[2] = fmaf(beta, old.z, v[2]);
+                            v[3] = fmaf(beta, old.w, v[3]);
+                        }
+                        if constexpr (HAS_BIAS) {
+#pragma unroll
+                            for (int ii = 0; ii < 4; ++ii)
+                                v[ii] += __ldg(prm.bias + (m0 + frag_m + r0 + ii));
+                        }
+                        *cp = make_float4(v[0], v[1], v[2], v[3]);
+                    } else {
+#pragma unroll
+                        for (int ii = 0; ii < 4; ++ii) {
+                            if (r0 + ii < rows_left) {
+                                float *cp = Ccol + r0 + ii;
+                                float x = beta != 0.0f ? fmaf(beta, *cp, v[ii]) : v[ii];
+                                if constexpr (HAS_BIAS)
+                                    x += __ldg(prm.bias + (m0 + frag_m + r0 + ii));
+                                *cp = x;
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 }
