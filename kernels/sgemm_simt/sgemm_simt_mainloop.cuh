@@ -212,6 +212,15 @@ __host__ __device__ __forceinline__ int cta_of_unit(int64_t u, int64_t units, in
     return (int)(((u + 1) * ctas - 1) / units);
 }
 
+/* v += beta * old, four rows of one column of C read as one vector. */
+__device__ __forceinline__ void add_beta_c4(float (&v)[4], const float4 old, float beta)
+{
+    v[0] = fmaf(beta, old.x, v[0]);
+    v[1] = fmaf(beta, old.y, v[1]);
+    v[2] = fmaf(beta, old.z, v[2]);
+    v[3] = fmaf(beta, old.w, v[3]);
+}
+
 /* Rows r..r+3 (rows_in of them inside C, all four when >= 4) of one column
  * of C: v = alpha * (sum over k) on entry; then beta * C (C never read when
  * beta == 0), then the bias of each row, and the store. */
@@ -220,13 +229,8 @@ __device__ __forceinline__ void store_c4(float *cp, float (&v)[4], int rows_in, 
 {
     if (vec4 && rows_in >= 4) {
         float4 *c4 = reinterpret_cast<float4 *>(cp);
-        if (beta != 0.0f) {
-            const float4 old = *c4;
-            v[0] = fmaf(beta, old.x, v[0]);
-            v[1] = fmaf(beta, old.y, v[1]);
-            v[2] = fmaf(beta, old.z, v[2]);
-            v[3] = fmaf(beta, old.w, v[3]);
-        }
+        if (beta != 0.0f)
+            add_beta_c4(v, *c4, beta);
         if (bias) {
 #pragma unroll
             for (int ii = 0; ii < 4; ++ii)
@@ -423,13 +427,8 @@ __device__ __forceinline__ void tile_product(const sgemm_params &prm, shared_sto
                         v[ii] = alpha * acc[vm * 4 + ii][j];
                     if (prm.c_vec4 && r0 + 3 < rows_left) {
                         float4 *cp = reinterpret_cast<float4 *>(Ccol + r0);
-                        if (beta != 0.0f) {
-                            const float4 old = *cp;
-                            v[0] = fmaf(beta, old.x, v[0]);
-                            v[1] = fmaf(beta, old.y, v[1]);
-                            v[2] = fmaf(beta, old.z, v[2]);
-                            v[3] = fmaf(beta, old.w, v[3]);
-                        }
+                        if (beta != 0.0f)
+                            add_beta_c4(v, *cp, beta);
                         if constexpr (HAS_BIAS) {
 #pragma unroll
                             for (int ii = 0; ii < 4; ++ii)
