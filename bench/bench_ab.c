@@ -22,7 +22,8 @@
  * of a graph start closer to their predecessors than stream launches do, and
  * the two sides gain unequally (cuBLAS's small decode calls measured
  * 30-50% slower launched back to back on a stream than inside a model's
- * graph; bench/NOTES.md, "Measurement regimes"). The CSV's `timing` column says which (stream / graph).
+ * graph; bench/NOTES.md, "Measurement regimes"). The CSV's `timing`
+ * column says which (stream / graph).
  *
  * --between puts a small plain kernel before every call, rewriting the head
  * of the call's B (bench/between_op.cu), as a model's other kernels sit

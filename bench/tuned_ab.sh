@@ -8,7 +8,8 @@
 #                     [--tune-rounds N]
 #
 # --tune-rounds (default 40) sets the tuning pass's rounds: a signature is
-# decided after about (candidates x GEMMSHIM_TUNE_PAIRS) of its calls, and
+# decided after about candidates x (GEMMSHIM_TUNE_PAIRS + 1) / 4 of its calls
+# (each call carries up to 4 pairs; ~30 calls for 11 candidates), and
 # bench_ab calls a 10 ms shape only a few times a round, so with too few
 # rounds the large shapes stay undecided and the measured pass times the
 # routing table's prior for them instead of a tuned choice.
@@ -26,7 +27,8 @@ args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
-    --tune-rounds) tune_rounds=$2; shift 2 ;;
+    --tune-rounds) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { echo "tuned_ab.sh: --tune-rounds N (N >= 1)" >&2; exit 2; }
+                   tune_rounds=$2; shift 2 ;;
     *) args+=("$1"); shift ;;
   esac
 done

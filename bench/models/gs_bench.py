@@ -27,6 +27,7 @@ import torch
 # gemmshim_mode_t (include/gemmshim.h)
 MODE_OFF, MODE_ON, MODE_AB = 0, 1, 3  # include/gemmshim.h
 
+MAX_PASS_ITERS = 20000  # iterations of one timed pass or lead-in, at most
 CI_METHOD = "bootstrap percentile of the median ratio over rounds, 2000 resamples, seed 12345"
 BOOT_RESAMPLES, BOOT_SEED = 2000, 12345
 
@@ -265,23 +266,25 @@ def run_alternating(wl, args, shim):
     # Untimed pass per mode first: cuBLAS heuristics, the shim's lazy setup
     # (tuning, workspaces), allocator growth and autotuners land here, not in
     # round 1. The probe doubles as the per-iteration GEMM count.
-    stats = {}
+    stats, per_iter = {}, []
     for on in modes:
         shim.set_mode(on)
         for _ in range(args.eager_warmup):
             wl.probe()
         wl.prepare(on)
         time_ms(wl.fn, 1, warmup)
+        per_iter.append(time_ms(wl.fn, 3, 0))
         stats["on" if on else "off"] = _probe_stats(shim, wl, on)
 
     # Passes long enough for the clock to settle at each mode's own power draw
-    # (bench/models/sustained.py shows why): explicit --iters/--warmup win.
-    if not args.quick and (args.iters is None or args.warmup is None):
-        per_iter = time_ms(wl.fn, 3, 0)
+    # (bench/models/sustained.py shows why), sized on the faster mode so that
+    # both last at least that long: explicit --iters/--warmup win.
+    if not args.quick:
+        fastest = max(min(per_iter), 1e-3)  # ms; a no-op workload still gets a finite count
         if args.iters is None:
-            iters = max(iters, math.ceil(args.round_s * 1000 / per_iter))
+            iters = min(max(iters, math.ceil(args.round_s * 1000 / fastest)), MAX_PASS_ITERS)
         if args.warmup is None:
-            warmup = max(warmup, math.ceil(args.settle_s * 1000 / per_iter))
+            warmup = min(max(warmup, math.ceil(args.settle_s * 1000 / fastest)), MAX_PASS_ITERS)
 
     ms = {False: [], True: []}
     for r in range(args.rounds):
@@ -324,8 +327,10 @@ def run_ab(wl, args, shim):
 def _record(wl, args, shim, ms, stats, iters, warmup):
     off_ms = statistics.median(ms[False])
     rec = {"workload": wl.name, "kind": wl.kind, "rounds": args.rounds,
-           "iters": iters, "warmup": warmup, "round_s": args.round_s,
-           "settle_s": args.settle_s, "off_ms": off_ms, "on_ms": None,
+           "iters": iters, "warmup": warmup,
+           "round_s": None if args.quick or args.iters is not None else args.round_s,
+           "settle_s": None if args.quick or args.warmup is not None else args.settle_s,
+           "eager_warmup": args.eager_warmup, "off_ms": off_ms, "on_ms": None,
            "ratio_median": None, "ratio_lo95": None, "ratio_hi95": None, "ratios": None,
            "ci_method": None, "off_ms_rounds": ms[False], "on_ms_rounds": ms[True] or None}
     if shim.loaded:

@@ -28,8 +28,11 @@ while [ $# -gt 0 ]; do
         --out) out=$2; shift 2 ;;
         --out=*) out=${1#*=}; shift ;;
         --quick|--profile-gemm-share) pass+=("$1"); shift ;;
-        --eager-warmup) [[ ${2:-} =~ ^[0-9]+$ ]] || { echo "run_all.sh: --eager-warmup N" >&2; exit 2; }
-                        pass+=("$1" "$2"); shift 2 ;;
+        --eager-warmup|--eager-warmup=*)
+                        if [ "$1" = --eager-warmup ]; then n=${2:-}; shift; else n=${1#*=}; fi
+                        shift
+                        [[ $n =~ ^[0-9]+$ ]] || { echo "run_all.sh: --eager-warmup N" >&2; exit 2; }
+                        pass+=(--eager-warmup "$n") ;;
         --ab-iters) ab_iters=$2; shift 2
                     [[ $ab_iters =~ ^[0-9]+$ ]] || { echo "run_all.sh: --ab-iters N" >&2; exit 2; }
                     ab_iters=$((10#$ab_iters)) ;;

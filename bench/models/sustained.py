@@ -38,13 +38,22 @@ class Nvml:
     """The few NVML calls needed, through ctypes (libnvidia-ml ships with the
     driver, so nothing has to be installed)."""
 
-    def __init__(self, index=0):
+    def __init__(self):
         self.lib = ctypes.CDLL("libnvidia-ml.so.1")
         if self.lib.nvmlInit_v2() != 0:
             raise RuntimeError("nvmlInit_v2 failed")
+        # The GPU that CUDA times, by its UUID: NVML numbers devices by PCI
+        # bus, CUDA fastest first and through CUDA_VISIBLE_DEVICES.
+        uuid = getattr(torch.cuda.get_device_properties(torch.cuda.current_device()), "uuid", None)
         self.dev = ctypes.c_void_p()
-        if self.lib.nvmlDeviceGetHandleByIndex_v2(index, ctypes.byref(self.dev)) != 0:
-            raise RuntimeError("nvmlDeviceGetHandleByIndex_v2 failed")
+        if uuid is not None and self.lib.nvmlDeviceGetHandleByUUID(
+                ("GPU-%s" % uuid).encode(), ctypes.byref(self.dev)) == 0:
+            return
+        count = ctypes.c_uint()
+        if (self.lib.nvmlDeviceGetCount_v2(ctypes.byref(count)) != 0 or count.value != 1 or
+                self.lib.nvmlDeviceGetHandleByIndex_v2(0, ctypes.byref(self.dev)) != 0):
+            # several GPUs and no UUID match: which one CUDA times is unknown
+            raise RuntimeError("no NVML handle for the CUDA device (UUID %s)" % uuid)
 
     def energy_mj(self):
         e = ctypes.c_ulonglong()
@@ -115,15 +124,25 @@ def blocks(shim, nvml, sampler, fn, per_call_ms, args):
                         "j": (e1 - e0) / 1000 / n if e0 is not None and e1 is not None else None,
                         "w": (e1 - e0) / (t1 - t0) / 1000 if e0 is not None and e1 is not None else None,
                         "mhz": sampler.median_between(t0, t1)})
+    def median_or_none(v):  # energy and clock: None where NVML cannot say
+        v = [x for x in v if x is not None]
+        return statistics.median(v) if v else None
+
     out = {}
     for on in (False, True):
-        out["on" if on else "off"] = {k: statistics.median([r[k] for r in res[on] if r[k] is not None])
+        out["on" if on else "off"] = {k: median_or_none([r[k] for r in res[on]])
                                       for k in ("ms", "j", "w", "mhz")}
     # per adjacent block pair: the two modes of one OFF/ON (or ON/OFF) pair
     out["ratio"] = statistics.median([o["ms"] / r["ms"] for o, r in zip(res[False], res[True])])
-    out["energy_ratio"] = out["off"]["j"] / out["on"]["j"] if out["on"]["j"] else None
+    out["energy_ratio"] = (out["off"]["j"] / out["on"]["j"]
+                           if out["off"]["j"] and out["on"]["j"] else None)
     out["calls_per_block"] = n
     return out
+
+
+def fmt(x, width, digits):
+    """x in `width` columns, or n/a where NVML gave nothing."""
+    return f"{x:{width}.{digits}f}" if x is not None else "n/a".rjust(width)
 
 
 def linear(n_out, k, m, dtype=torch.bfloat16):
@@ -181,9 +200,9 @@ def main():
         blk = blocks(shim, nvml, sampler, fn, per_call_ms, args)
         shim.restore_mode()
         off, on = blk["off"], blk["on"]
-        print(f"{name:28s} {inter:11.3f} {blk['ratio']:7.3f} {blk['energy_ratio'] or 0:7.3f}   "
-              f"{off['ms']:8.3f} {off['w']:5.0f} {off['mhz']:5.0f}   "
-              f"{on['ms']:8.3f} {on['w']:5.0f} {on['mhz']:5.0f}", flush=True)
+        print(f"{name:28s} {inter:11.3f} {blk['ratio']:7.3f} {fmt(blk['energy_ratio'], 7, 3)}   "
+              f"{off['ms']:8.3f} {fmt(off['w'], 5, 0)} {fmt(off['mhz'], 5, 0)}   "
+              f"{on['ms']:8.3f} {fmt(on['w'], 5, 0)} {fmt(on['mhz'], 5, 0)}", flush=True)
         if args.json:
             with open(args.json, "a") as f:
                 f.write(json.dumps({"case": name, "interleaved_ratio": inter, **blk,

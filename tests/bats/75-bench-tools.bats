@@ -79,3 +79,20 @@ PY
     [[ "$output" =~ "no kernel name lists" ]]
     [ ! -e "$BATS_TEST_TMPDIR/t.table" ]
 }
+
+@test "gs_bench: passes sized on the faster mode to --round-s / --settle-s; explicit counts and --quick win" {
+    run env PYTHONPATH="$ROOT/tests/bats/fixtures/torch_stub:$ROOT/bench/models" \
+        python3 "$ROOT/tests/bats/fixtures/gs_bench_sizing.py"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # OFF 1 ms, ON 2 ms an iteration: 1 s / 1 ms and 0.3 s / 1 ms, so ON's pass runs 2 s
+    [[ "$output" =~ "iters=1000 warmup=300 round_s=1.0 eager_warmup=0 probes=2" ]]
+    run env PYTHONPATH="$ROOT/tests/bats/fixtures/torch_stub:$ROOT/bench/models" \
+        python3 "$ROOT/tests/bats/fixtures/gs_bench_sizing.py" --iters 7 --eager-warmup 5
+    echo "$output"
+    [[ "$output" =~ "iters=7 warmup=300 round_s=None eager_warmup=5 probes=12" ]]
+    run env PYTHONPATH="$ROOT/tests/bats/fixtures/torch_stub:$ROOT/bench/models" \
+        python3 "$ROOT/tests/bats/fixtures/gs_bench_sizing.py" --quick
+    echo "$output"
+    [[ "$output" =~ "iters=2 warmup=1 round_s=None" ]]
+}
