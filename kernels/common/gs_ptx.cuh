@@ -423,6 +423,7 @@ template <> struct wgmma_m64nNk16_f32<TIN, N> {                                 
     }                                                                                       \
 };
 #define GS_WGMMA(N, ACC)                                                                    \
+    static_assert((ACC) * 2 == (N), "m64nNk16, f32 accumulators: N / 2 registers a thread"); \
     GS_WGMMA_TYPE(N, ACC, bf16, __nv_bfloat16) GS_WGMMA_TYPE(N, ACC, f16, __half)
 /* the narrow N of the decode ring (kernels/skinny/skinny_sm90.cu: weights as
  * A, tokens as B, both K-major) */
@@ -435,6 +436,36 @@ GS_WGMMA(192, 96)
 GS_WGMMA(256, 128)
 #undef GS_WGMMA
 #undef GS_WGMMA_TYPE
+#undef GS_WGMMA_OPS_0
+#undef GS_WGMMA_OPS_8
+#undef GS_WGMMA_OPS_16
+#undef GS_WGMMA_OPS_24
+#undef GS_WGMMA_OPS_32
+#undef GS_WGMMA_OPS_40
+#undef GS_WGMMA_OPS_48
+#undef GS_WGMMA_OPS_56
+#undef GS_WGMMA_OPS_64
+#undef GS_WGMMA_OPS_72
+#undef GS_WGMMA_OPS_80
+#undef GS_WGMMA_OPS_88
+#undef GS_WGMMA_OPS_96
+#undef GS_WGMMA_OPS_104
+#undef GS_WGMMA_OPS_112
+#undef GS_WGMMA_OPS_120
+#undef GS_WGMMA_OPS_128
+#undef GS_WGMMA_ACC_8
+#undef GS_WGMMA_ACC_16
+#undef GS_WGMMA_ACC_32
+#undef GS_WGMMA_ACC_64
+#undef GS_WGMMA_ACC_96
+#undef GS_WGMMA_ACC_128
+#undef GS_WGMMA_REGS8
+#undef GS_WGMMA_ACCS8
+#undef GS_WGMMA_REG_SEP
+#undef GS_WGMMA_COMMA
+#undef GS_WGMMA_DESCS
+#undef GS_WGMMA_SCALE_D
+#undef GS_WGMMA_TRANS
 
 #endif /* !__CUDA_ARCH__ || __CUDA_ARCH_FEAT_SM90_ALL */
 

@@ -55,6 +55,8 @@ sgemm_warptile(const sgemm_params prm)
     const int64_t b = (int64_t)blockIdx.z * MAX_GRID_Y + blockIdx.y;
     if (b >= prm.batch)
         return;
+    /* TILE_TO_C*: the whole k range, so kt0 = 0 (tile_product counts k from
+     * the start there) */
     tile_product<Cfg, A_MODE, B_MODE, false, false, HAS_BIAS ? TILE_TO_C_BIAS : TILE_TO_C>(
         prm, smem, b, m0, n0, 0, k_tiles, frag_m, frag_n, nullptr, alpha, beta);
 }
@@ -96,7 +98,7 @@ sgemm_warptile_streamk(const sgemm_params prm)
         float acc[TM][TN];
         tile_product<Cfg, A_MODE, B_MODE, true, false, TILE_TO_ACC>(prm, smem, 0, tm * BM, tn * BN,
                                                                     kt0, count, frag_m, frag_n,
-                                                                    &acc);
+                                                                    &acc, 0.0f, 0.0f);
 
         /* LANES_M lanes store LANES_M*16 contiguous bytes of one column;
          * .cg: the partials are read once, by another SM, from L2. */

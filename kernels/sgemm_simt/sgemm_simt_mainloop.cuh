@@ -278,7 +278,7 @@ __device__ __forceinline__ void tile_product(const sgemm_params &prm, shared_sto
                                              int64_t b, int m0, int n0, int kt0, int kt_count,
                                              int frag_m, int frag_n,
                                              float (*acc_out)[Cfg::THREAD_M][Cfg::THREAD_N],
-                                             float alpha = 0.0f, float beta = 0.0f)
+                                             float alpha, float beta)
 {
     constexpr int BK = Cfg::BLOCK_K;
     constexpr int STAGES = Cfg::STAGES;
