@@ -18,7 +18,10 @@ lib=$build/libgemmshim.so
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader || true
 for s in $suites; do
-  GEMMSHIM_LOG=$out/route-$s.log LD_PRELOAD=$lib "$build/bin/bench_ab" --suite "$s" --csv "$out/$s.csv"
+  # the log names each call's route for bench_ab; no CUDA events around
+  # every call (GEMMSHIM_LOG_TIMING's default), ~1 us a call on our side only
+  GEMMSHIM_LOG=$out/route-$s.log GEMMSHIM_LOG_TIMING=0 LD_PRELOAD=$lib \
+    "$build/bin/bench_ab" --suite "$s" --csv "$out/$s.csv"
 done
 csvs=$(for s in $suites; do echo "$out/$s.csv"; done)
 python3 "$here/bench/plot.py" "$out/bench.png" $csvs || echo "bench: no plot (matplotlib missing?)"
