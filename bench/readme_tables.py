@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Markdown result tables for README.md from bench_ab CSVs.
+"""Markdown result tables (docs/PERFORMANCE.md) from bench_ab CSVs.
 
 usage: readme_tables.py ALL.csv DEFAULT_POLICY.csv   (prints to stdout)
 ALL.csv: every suite under GEMMSHIM_POLICY=eligible (our kernels, per

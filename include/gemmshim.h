@@ -105,7 +105,7 @@ void gemmshim_reset_stats(void);
  * per-route summary. */
 int gemmshim_write_report(const char *path);
 
-/* Replace the routing table with a measured one (format: README.md,
+/* Replace the routing table with a measured one (format: docs/REFERENCE.md,
  * "Routing table files"; versioned, first line "gemmshim-table 1"). A
  * malformed file, or one with no entries, gives GEMMSHIM_ERR_FORMAT with the
  * line on stderr; a path that cannot be read as a regular file (missing,
