@@ -156,12 +156,9 @@ def parse_args(description, argv=None):
         args.rounds = min(args.rounds, 2)
     if args.rounds < 1:
         ap.error("--rounds must be >= 1")
-    if args.ab_iters < 0:
-        ap.error("--ab-iters must be >= 0")
-    if args.eager_warmup < 0:
-        ap.error("--eager-warmup must be >= 0")
-    if args.round_s < 0 or args.settle_s < 0:
-        ap.error("--round-s and --settle-s must be >= 0")
+    for name in ("ab_iters", "eager_warmup", "round_s", "settle_s"):
+        if getattr(args, name) < 0:
+            ap.error("--%s must be >= 0" % name.replace("_", "-"))
     return args
 
 
