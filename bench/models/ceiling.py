@@ -29,6 +29,8 @@ import os
 import re
 import sys
 
+from gs_records import is_result
+
 SHAPE = re.compile(r"(?P<entry>\S+) (?P<tr>[NT]{2}) (?P<a>\w+),\w+->\w+ m=(?P<m>\d+) n=(?P<n>\d+) "
                    r"k=(?P<k>\d+) batch=(?P<batch>\d+)")
 CACHE_SHAPE = re.compile(r"# (?P<entry>\S+) (?P<a>\w+) (?P<tr>[NT]{2}) m=(?P<m>\d+) n=(?P<n>\d+) "
@@ -83,8 +85,8 @@ def main():
         r = json.loads(line)
         if "ab_iters" in r:
             ab_iters[r["workload"]] = r["ab_iters"]
-        elif r.get("off_ms") is not None and not r.get("aa") and not r.get("quick"):
-            timing[r["workload"]] = r  # controls (--aa) and smoke runs are not results
+        elif r.get("off_ms") is not None and is_result(r):
+            timing[r["workload"]] = r
     cache = read_cache(args.cache)
 
     rows = []

@@ -15,13 +15,14 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from gs_records import is_result  # noqa: E402
+
 
 def load(path):
     out = {}
     for line in open(path):
         r = json.loads(line)
-        if r.get("ratio_median") is not None and "ab_iters" not in r \
-                and not r.get("aa") and not r.get("quick"):
+        if r.get("ratio_median") is not None and is_result(r):
             out[r["workload"]] = r
     return out
 
