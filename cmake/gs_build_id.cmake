@@ -1,6 +1,7 @@
 # Writes OUT (a C header defining GS_BUILD_ID) with a hash of the sources
 # that make the library (the C, C++ and CUDA files and templates under
-# SRC_DIR's shim/, dispatch/, kernels/, compat/, include/): the tune cache's validator names the build by it, so a cache
+# SRC_DIR's shim/, dispatch/, kernels/, compat/, include/): the tune cache's
+# validator names the build by it, so a cache
 # tuned by another build is stale even when the commit is the same (local
 # edits, an incremental rebuild). CONFIG (the build's settings that change
 # the code: build type, options, compilers and flags) and CMakeLists.txt are
