@@ -24,22 +24,14 @@ import warnings
 
 import torch
 
+import gs_trace
+
 # gemmshim_mode_t (include/gemmshim.h)
 MODE_OFF, MODE_ON, MODE_AB = 0, 1, 3  # include/gemmshim.h
 
 MAX_PASS_ITERS = 20000  # iterations of one timed pass or lead-in, at most
 CI_METHOD = "bootstrap percentile of the median ratio over rounds, 2000 resamples, seed 12345"
 BOOT_RESAMPLES, BOOT_SEED = 2000, 12345
-
-# Kernel-name fragments counted as GEMM time by --profile-gemm-share: cuBLAS
-# (gemm, cutlass, sm90_xmma, nvjet; gemv and splitKreduce are cuBLAS's
-# matrix-vector and split-K reduction kernels, part of a GEMM call) and the
-# shim's own kernels (pingpong_sm90, skinny_*, sgemm_warptile/_splitk_reduce).
-GEMM_KERNEL_FRAGMENTS = ("gemm", "cutlass", "sm90_xmma", "nvjet", "gemv", "splitkreduce",
-                         "pingpong", "sgemm", "skinny")
-# ...except attention kernels built on CUTLASS (PyTorch's memory-efficient
-# SDPA is "fmha_cutlassF_..."), which are not cuBLAS calls.
-NOT_GEMM_FRAGMENTS = ("fmha", "flash", "attention")
 
 
 class GemmStats(ctypes.Structure):
@@ -141,6 +133,10 @@ def parse_args(description, argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--profile-gemm-share", action="store_true",
                     help="also profile one iteration per mode: share of GPU time in GEMM kernels")
+    ap.add_argument("--attribute", type=int, default=0, metavar="N",
+                    help="also profile N iterations per mode and say where each mode's "
+                         "iteration time goes: GEMM kernels, other kernels and idle time, by "
+                         "incremental time (bench/models/gs_trace.py), and the top GEMM kernels")
     ap.add_argument("--aa", action="store_true",
                     help="control run: the ON side runs with the shim off as well, so the "
                          "ratio shows the method's own bias and noise")
@@ -156,7 +152,7 @@ def parse_args(description, argv=None):
         args.rounds = min(args.rounds, 2)
     if args.rounds < 1:
         ap.error("--rounds must be >= 1")
-    for name in ("ab_iters", "eager_warmup", "round_s", "settle_s"):
+    for name in ("ab_iters", "eager_warmup", "round_s", "settle_s", "attribute"):
         if getattr(args, name) < 0:
             ap.error("--%s must be >= 0" % name.replace("_", "-"))
     return args
@@ -297,7 +293,11 @@ def run_alternating(wl, args, shim):
     if args.profile_gemm_share:
         rec["gemm_share"] = {("on" if on else "off"): profile_gemm_share(wl, shim, on)
                              for on in modes}
+    if args.attribute:
+        rec["attribution"] = attribution(wl, shim, modes, args.attribute)
     emit(rec, args.out)
+    if rec.get("attribution"):
+        print_attribution(wl.name, rec["attribution"])
     return rec
 
 
@@ -390,19 +390,12 @@ def announce(shim):
         sys.exit("no CUDA device")
 
 
-# ---- --profile-gemm-share -----------------------------------------------
+# ---- --profile-gemm-share, --attribute ---------------------------------
 
-def is_gemm_kernel(name):
-    low = name.lower()
-    return (any(f in low for f in GEMM_KERNEL_FRAGMENTS)
-            and not any(f in low for f in NOT_GEMM_FRAGMENTS))
-
-
-def profile_gemm_share(wl, shim, on):
-    """Share of GPU kernel time spent in GEMM kernels over one iteration in
-    one mode. Read from the exported Chrome trace ("kernel" events), whose
-    format has been stable across PyTorch versions, unlike the fields of
-    key_averages()."""
+def profile_kernels(wl, shim, on, iters):
+    """The GPU kernels of `iters` iterations in one mode (gs_trace.kernel_events),
+    read from the exported Chrome trace, whose format has been stable across
+    PyTorch versions, unlike the fields of key_averages()."""
     from torch.profiler import ProfilerActivity, profile
 
     shim.set_mode(on)
@@ -411,34 +404,58 @@ def profile_gemm_share(wl, shim, on):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the profiler's notes on its cycles
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-            wl.fn()
+            for _ in range(iters):
+                wl.fn()
             torch.cuda.synchronize()
     fd, path = tempfile.mkstemp(suffix=".json")
     os.close(fd)
     try:
         prof.export_chrome_trace(path)
         with open(path) as f:
-            trace = json.load(f)
+            return gs_trace.kernel_events(json.load(f))
     finally:
         os.unlink(path)
-    events = trace["traceEvents"] if isinstance(trace, dict) else trace
-    total = gemm = 0.0
-    top = {}
-    for ev in events:
-        if str(ev.get("cat", "")).lower() != "kernel":
-            continue
-        dur = float(ev.get("dur", 0.0))
-        total += dur
-        name = ev.get("name", "")
-        if is_gemm_kernel(name):
-            gemm += dur
-            top[name[:120]] = top.get(name[:120], 0.0) + dur
+
+
+def profile_gemm_share(wl, shim, on):
+    """Share of GPU kernel time (summed durations) spent in GEMM kernels over
+    one iteration in one mode."""
+    kernels = profile_kernels(wl, shim, on, 1)
     shim.restore_mode()
+    total = sum(dur for _, dur, _ in kernels)
     if total <= 0:
         return None
+    top = {}
+    for _, dur, name in kernels:
+        if gs_trace.is_gemm_kernel(name):
+            top[name[:gs_trace.NAME_CHARS]] = top.get(name[:gs_trace.NAME_CHARS], 0.0) + dur
+    gemm = sum(top.values())
     kernels = sorted(top.items(), key=lambda kv: -kv[1])[:5]
     return {"share": gemm / total, "gemm_us": gemm, "kernel_us": total,
             "top_gemm_kernels": [{"name": n, "us": us} for n, us in kernels]}
+
+
+def attribution(wl, shim, modes, iters):
+    """Where each mode's iteration time goes (gs_trace.summarize), profiled
+    as OFF, ON, OFF, ON passes of `iters` iterations; each mode's account is
+    that of its second pass (the first one warms the profiler)."""
+    out = {}
+    for _ in range(2):
+        for on in modes:
+            out["on" if on else "off"] = gs_trace.summarize(
+                profile_kernels(wl, shim, on, iters), iters)
+    shim.restore_mode()
+    return out
+
+
+def print_attribution(name, acc):
+    """One line per mode, each followed by its four costliest GEMM kernels."""
+    for mode, a in acc.items():
+        print(f"  {name} {mode:3}: per iteration {a['span_us']:9.1f} us = GEMM "
+              f"{a['gemm_us']:9.1f} + other kernels {a['other_us']:8.1f} + idle "
+              f"{a['gaps_us']:7.1f}  ({a['kernels_per_iter']:.0f} kernels)", flush=True)
+        for k in a["top_gemm_kernels"][:4]:
+            print(f"      {k['us']:9.1f} us  x{k['calls']:5.1f}  {k['name'][:90]}", flush=True)
 
 
 # ---- entry point shared by the workload scripts --------------------------

@@ -4,6 +4,7 @@
 #   LD_PRELOAD=path/libgemmshim.so GEMMSHIM_TUNE=cache GEMMSHIM_TUNE_CACHE=f \
 #       bash bench/models/run_all.sh [--rounds N] [--quick] [--out res.jsonl] [--profile-gemm-share]
 #       [--eager-warmup N]    (for the tuning run: graph workloads' steps run eagerly first)
+#       [--attribute N]       (where each mode's iteration time goes, over N profiled iterations)
 #   ... run_all.sh --ab-iters N --ab-prefix DIR/ab [--out ab.jsonl]
 #
 # The second form is the ab pass (bench/models/ceiling.py reads it): each
@@ -28,11 +29,12 @@ while [ $# -gt 0 ]; do
         --out) out=$2; shift 2 ;;
         --out=*) out=${1#*=}; shift ;;
         --quick|--profile-gemm-share) pass+=("$1"); shift ;;
-        --eager-warmup|--eager-warmup=*)
-                        if [ "$1" = --eager-warmup ]; then n=${2:-}; shift; else n=${1#*=}; fi
+        --eager-warmup|--eager-warmup=*|--attribute|--attribute=*)
+                        opt=${1%%=*}
+                        if [ "$1" = "$opt" ]; then n=${2:-}; shift; else n=${1#*=}; fi
                         shift
-                        [[ $n =~ ^[0-9]+$ ]] || { echo "run_all.sh: --eager-warmup N" >&2; exit 2; }
-                        pass+=(--eager-warmup "$n") ;;
+                        [[ $n =~ ^[0-9]+$ ]] || { echo "run_all.sh: $opt N" >&2; exit 2; }
+                        pass+=("$opt" "$n") ;;
         --ab-iters) ab_iters=$2; shift 2
                     [[ $ab_iters =~ ^[0-9]+$ ]] || { echo "run_all.sh: --ab-iters N" >&2; exit 2; }
                     ab_iters=$((10#$ab_iters)) ;;

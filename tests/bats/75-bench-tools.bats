@@ -96,3 +96,56 @@ PY
     echo "$output"
     [[ "$output" =~ "iters=2 warmup=1 round_s=None" ]]
 }
+
+@test "gs_trace: incremental attribution charges overlap once and adds up to the span" {
+    run python3 - "$ROOT/bench/models" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import gs_trace
+# two iterations: a norm kernel, a GEMM that starts 2 us before the norm ends
+# (programmatic dependent launch), a 3 us idle gap, the shim's decode kernel
+# nested inside the GEMM's span, and a split-K reduction
+trace = {"traceEvents": [
+    {"cat": "kernel", "name": "elementwise_norm", "ts": 0, "dur": 10},
+    {"cat": "kernel", "name": "nvjet_sm90_tst_64x16", "ts": 8, "dur": 22},
+    {"cat": "cpu_op", "name": "aten::mm", "ts": 0, "dur": 100},
+    {"cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 1, "dur": 3},
+    {"cat": "kernel", "name": "skinny_tn<cfg>", "ts": 12, "dur": 5},
+    {"cat": "Kernel", "name": "cublasLt::splitKreduce_kernel", "ts": 33, "dur": 4},
+    {"cat": "kernel", "name": "fmha_cutlassF_attention", "ts": 37, "dur": 3},
+    {"cat": "kernel", "name": "elementwise_norm", "ts": 40, "dur": 10},
+    {"cat": "kernel", "name": "nvjet_sm90_tst_64x16", "ts": 48, "dur": 22},
+]}
+k = gs_trace.kernel_events(trace)
+assert [n for _, _, n in k][:2] == ["elementwise_norm", "nvjet_sm90_tst_64x16"], k
+assert len(k) == 7, k  # the CPU op is not a kernel; "Kernel" is
+span, per = gs_trace.attribute(k)
+assert span == 70, span
+assert per["nvjet_sm90_tst_64x16"] == {"us": 40.0, "gap_us": 0.0, "calls": 2}, per
+assert per["skinny_tn<cfg>"]["us"] == 0.0, per  # inside the GEMM: adds nothing
+assert per["cublasLt::splitKreduce_kernel"] == {"us": 4.0, "gap_us": 3.0, "calls": 1}, per
+assert sum(r["us"] + r["gap_us"] for r in per.values()) == span
+s = gs_trace.summarize(k, 2)
+assert (s["span_us"], s["gemm_us"], s["other_us"], s["gaps_us"]) == (35.0, 22.0, 11.5, 1.5), s
+assert s["kernels_per_iter"] == 3.5, s
+assert [x["name"] for x in s["top_gemm_kernels"]] == [
+    "nvjet_sm90_tst_64x16", "cublasLt::splitKreduce_kernel", "skinny_tn<cfg>"], s
+assert not gs_trace.is_gemm_kernel("fmha_cutlassF_attention")
+assert gs_trace.summarize([], 3)["span_us"] == 0.0
+print("ok")
+PY
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = ok ]
+}
+
+@test "run_all.sh: --attribute takes a count" {
+    for bad in x -1 ""; do
+        run bash "$ROOT/bench/models/run_all.sh" --attribute "$bad" --out "$BATS_TEST_TMPDIR/o.jsonl"
+        [ "$status" -eq 2 ]
+        [[ "$output" =~ "--attribute N" ]]
+    done
+    run bash "$ROOT/bench/models/run_all.sh" --attribute=y --out "$BATS_TEST_TMPDIR/o.jsonl"
+    [ "$status" -eq 2 ]
+    [[ "$output" =~ "--attribute N" ]]
+}
