@@ -206,8 +206,12 @@ constexpr int SPLIT_MAX_SLOTS = 128;
  *   normal policy, so whatever reads C next can still find it in L2.
  * C_DEFER: cooperative tiles with 16-bit C, beta == 0 and no bias store half
  *   of their epilogue during the next tile's first k-blocks (deferred_store);
- *   GEMMSHIM_PP_DEFER=0 clears it (developer A/B switch). */
-enum CFlags { C_EVICT_FIRST = 1, C_DEFER = 2 };
+ *   GEMMSHIM_PP_DEFER=0 clears it (developer A/B switch).
+ * C_DIRECT: C cannot be stored by TMA (c_direct: its base, ldc or batch
+ *   stride not a multiple of 16 bytes): every tile takes the ragged tile's
+ *   plain predicated stores (m_ragged is set too, so calls with a TMA-stored
+ *   C keep their one test per tile); C_DEFER is cleared. */
+enum CFlags { C_EVICT_FIRST = 1, C_DEFER = 2, C_DIRECT = 4 };
 
 /* Bias vector element type (Params::bias_kind). */
 enum BiasKind { BIAS_NONE = 0, BIAS_F32 = 1, BIAS_F16 = 2, BIAS_BF16 = 3 };

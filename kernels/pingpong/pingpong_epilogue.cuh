@@ -28,8 +28,9 @@ enum EpiMode {
     EPI_BETA,  /* beta != 0, no bias: alpha * acc + beta * C */
     EPI_BIAS,  /* beta == 0 with a bias (nn.Linear through cublasLt): alpha * acc + bias */
     EPI_BIAS_BETA, /* beta != 0 with a bias: alpha * acc + beta * C + bias */
-    /* The ragged last m tile (m_ragged, see Params): plain predicated stores,
-     * beta and the bias tested at run time. A rare tile, so one copy serves
+    /* The ragged last m tile (m_ragged, see Params), or every tile of a C
+     * that TMA cannot store (C_DIRECT): plain predicated stores, beta and
+     * the bias tested at run time. A rare tile, so one copy serves
      * every mode; and the other copies carry no "is this tile ragged" test
      * at all. (A runtime `direct` flag tested per sub-tile made ptxas keep
      * ~60 copies of it as bits of two registers, rebuilt by a chain of ~130
@@ -262,7 +263,7 @@ __device__ __forceinline__ void store_tile_any(float (&acc)[Cfg::HALVES_PER_CONS
                                                     st, alpha, beta, mask);
         return;
     }
-    if (p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m)
+    if (p.m_ragged && (tc.m0 + Cfg::BLOCK_M > p.m || (p.c_flags & C_DIRECT)))
         store_tile<Cfg, TOut, EPI_RAGGED, MASKED>(acc, p, tc, c, warp, tmap_c, bufs, c_full, st,
                                                   alpha, beta, mask);
     else if (p.bias_kind != BIAS_NONE && beta != 0.0f)

@@ -42,9 +42,18 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const PpPlan &pl)
         ok &= gs_tensor_map_3d(&tq, idt, ies, pr->A, k, m, batch, pr->lda, pr->stride_a, BLOCK_K, Cfg::BLOCK_M);
     else /* A stored m x k, m contiguous */
         ok &= gs_tensor_map_3d(&tq, idt, ies, pr->A, m, k, batch, pr->lda, pr->stride_a, MN_CHUNK, BLOCK_K);
-    /* C: one box per epilogue sub-tile (128 bytes of m x EPI_ROWS of n). */
-    ok &= gs_tensor_map_3d(&tc, gs_tensor_map_dtype(pr->c_type), oes, pr->C, m, n, batch, pr->ldc, pr->stride_c,
-                    SW128_ROW / OUT_BYTES, EPI_ROWS);
+    /* C: one box per epilogue sub-tile (128 bytes of m x EPI_ROWS of n). A C
+     * that TMA cannot store (C_DIRECT) is neither stored nor read through
+     * its map: the kernel gets a valid one over a box of A's first bytes,
+     * which it only prefetches. */
+    const bool direct = c_direct(&pr->cls);
+    const uint64_t box_c = SW128_ROW / OUT_BYTES;
+    if (direct)
+        ok &= gs_tensor_map_3d(&tc, gs_tensor_map_dtype(pr->c_type), oes, pr->A, box_c, 1, 1, box_c,
+                               box_c, box_c, EPI_ROWS);
+    else
+        ok &= gs_tensor_map_3d(&tc, gs_tensor_map_dtype(pr->c_type), oes, pr->C, m, n, batch, pr->ldc,
+                               pr->stride_c, box_c, EPI_ROWS);
     if (!ok)
         return (int)cudaErrorInvalidValue;
 
@@ -80,11 +89,13 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const PpPlan &pl)
         prm.alpha_ptr = prm.beta_ptr = nullptr;
     }
 
-    prm.m_ragged = (m * oes) % 16 != 0;
+    prm.m_ragged = direct || (m * oes) % 16 != 0;
     prm.c_flags = (d->l2_bytes > 0
                    && (double)m * (double)n * (double)batch * (double)oes > (double)d->l2_bytes)
                       ? C_EVICT_FIRST : 0;
-    if (pp_env().defer)
+    if (direct)
+        prm.c_flags |= C_DIRECT;
+    else if (pp_env().defer)
         prm.c_flags |= C_DEFER;
     prm.c = pr->C;
     prm.ldc = pr->ldc;

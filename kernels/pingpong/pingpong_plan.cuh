@@ -178,6 +178,18 @@ bool bstride_ok(int64_t s, size_t es)
     return s > 0 && ((uint64_t)s * es) % 16 == 0 && (uint64_t)s * es < (1ull << 40);
 }
 
+/* C that TMA cannot store (its base, ldc or batch stride not a multiple of
+ * 16 bytes: an odd vocabulary's logits, 50257 columns): every tile is then
+ * stored with the ragged tile's plain predicated stores (C_DIRECT), whole
+ * tiles only (no stream-K plan; can_implement refuses the shapes that would
+ * split K), and C is never read (a host beta of zero). */
+bool c_direct(const gs_class_t *p)
+{
+    const size_t oes = gs_dtype_size((gs_dtype_t)p->c_type);
+    return p->align_c < 16 || ((uint64_t)p->ldc * oes) % 16 != 0
+           || (p->batch > 1 && ((uint64_t)p->stride_c * oes) % 16 != 0);
+}
+
 /* ---- a call's plan (gs_plan_t.data) ----
  * What gs_pingpong_run_plan launches: the kernel arrangement, the split-K
  * or stream-K plan and the grid, decided once by pp_plan_of (the family's
@@ -213,6 +225,11 @@ PpPlan pp_plan_of(const gs_class_t *p, const gs_device_t *d, gs_pingpong_config_
                  : k_blocks_of(p->k) <= SHORT_K_MAX_KBLOCKS ? PP_V128_SHORT
                                                             : PP_V128;
     const int bm = block_m_of(cfg);
+    if (c_direct(p)) { /* never split (can_implement) */
+        pl.splits = 1;
+        pl.grid = grid_of(p, d, bm);
+        return pl;
+    }
     const SplitPlan sp = plan_split(p, d, bm);
     pl.splits = sp.splits;
     if (sp.splits > 1) {

@@ -167,19 +167,36 @@ extern "C" int gs_pingpong_can_implement(const gs_class_t *p, const gs_device_t 
     const int64_t tiles = ((p->m + bm - 1) / bm) * ((p->n + BLOCK_N - 1) / BLOCK_N);
     if (tiles >= lim || tiles * p->batch >= lim)
         return 0;
-    /* non-NULL and 16-byte aligned: TMA's base addresses */
-    if (p->align_a < 16 || p->align_b < 16 || p->align_c < 16)
+    /* A and B: non-NULL and 16-byte aligned, TMA's base addresses */
+    if (p->align_a < 16 || p->align_b < 16)
         return 0;
     const size_t ies = gs_dtype_size((gs_dtype_t)p->a_type), oes = gs_dtype_size((gs_dtype_t)p->c_type);
     if (!ld_ok(p->lda, p->trans_a == GS_OP_N ? p->m : p->k, ies))
         return 0;
     if (!ld_ok(p->ldb, p->trans_b == GS_OP_N ? p->k : p->n, ies))
         return 0;
-    if (!ld_ok(p->ldc, p->m, oes))
+    /* C: TMA-stored, or stored directly (c_direct) where it is element-
+     * aligned, never read (a host beta of zero) and the tile has the ragged
+     * tile's epilogue (not the 192-wide tile's plain one) */
+    const bool direct = c_direct(p);
+    if (direct) {
+        if (p->align_c < oes || p->beta_kind != GS_BETA_ZERO || cfg == GS_PINGPONG_192x128x64)
+            return 0;
+        if (p->ldc < p->m || (uint64_t)p->ldc * oes >= (1ull << 40))
+            return 0;
+        /* Deep k over few tiles needs split-K (its reduction goes through a
+         * TMA-stored tile): whole tiles there would be slow and accumulate
+         * the whole k in one chain, less accurate than cuBLAS's split. */
+        if (plan_split(p, d, block_m_of(cfg)).splits > 1)
+            return 0;
+    } else if (!ld_ok(p->ldc, p->m, oes)) {
         return 0;
+    }
     if (p->batch > 1) {
-        if (!bstride_ok(p->stride_a, ies) || !bstride_ok(p->stride_b, ies)
-            || !bstride_ok(p->stride_c, oes))
+        if (!bstride_ok(p->stride_a, ies) || !bstride_ok(p->stride_b, ies))
+            return 0;
+        if (direct ? p->stride_c < 1 || (uint64_t)p->stride_c * oes >= (1ull << 40)
+                   : !bstride_ok(p->stride_c, oes))
             return 0;
         if (!gs_class_c_batches_disjoint(p))
             return 0;
@@ -253,17 +270,15 @@ extern "C" const char *gs_pingpong_name(gs_pingpong_config_t cfg)
 }
 
 /* The name logged for a call: the configuration, and the split factor when
- * plan_split splits K ("pingpong_128x128x64_splitk33"). Thread-local buffer. */
+ * its plan splits K ("pingpong_128x128x64_splitk33"). Thread-local buffer. */
 extern "C" const char *gs_pingpong_kernel_name(const gs_problem_t *p, const gs_device_t *d,
                                                gs_pingpong_config_t cfg)
 {
     const char *base = gs_pingpong_name(cfg);
     if (!p || !d || !gs_pingpong_can_implement(&p->cls, d, cfg))
         return base;
-    SplitPlan sp = plan_split(&p->cls, d, block_m_of(cfg));
-    if (sp.splits <= 1)
-        return kernel_name_of(base, 1, plan_sk(&p->cls, d, block_m_of(cfg)).iters > 0);
-    return kernel_name_of(base, sp.splits, false);
+    const PpPlan pl = pp_plan_of(&p->cls, d, cfg);
+    return kernel_name_of(base, pl.splits, pl.sk_iters > 0);
 }
 
 /* The share of the persistent grid's tile slots that hold a tile when the
@@ -304,8 +319,5 @@ extern "C" size_t gs_pingpong_workspace_bytes(const gs_problem_t *p, const gs_de
 {
     if (!p || !gs_pingpong_can_implement(&p->cls, d, cfg))
         return 0;
-    const SplitPlan sp = plan_split(&p->cls, d, block_m_of(cfg));
-    if (sp.splits > 1)
-        return sp.ws_bytes;
-    return plan_sk(&p->cls, d, block_m_of(cfg)).ws_bytes;
+    return (size_t)pp_plan_of(&p->cls, d, cfg).ws_bytes;
 }

@@ -81,10 +81,17 @@ case $what in
       decode=0
       [ $k = skinny ] && decode=1
       GEMMSHIM_SWEEP_PLAIN=$(plain_of $k) GEMMSHIM_SWEEP_DECODE=$decode GEMMSHIM_KERNELS=$k \
-        GEMMSHIM_POLICY=eligible run "$bin/test_hgemm_sweep"; rc=$?
+        GEMMSHIM_POLICY=eligible run "$bin/test_hgemm_sweep" | tee "$logdir/hsweep-$k.txt"
+      rc=${PIPESTATUS[0]}
       [ $rc -eq 0 ] || exit $rc
       served $k
       no_fallback
+      # a C that TMA cannot store (odd ldc, offset base): the 128-row tiles
+      # store it directly, so some of those cases must have been ours
+      case $k in pingpong_128x128x64|pingpong_coop_256x128x64)
+        grep -Eq "TMA cannot store, [1-9][0-9]* of them served" "$logdir/hsweep-$k.txt" ||
+          { echo "FAIL: $k served none of the cases whose C TMA cannot store"; exit 1; } ;;
+      esac
       echo "hsweep: $(grep -c -- "-> $k" "$log") signatures served by $k ($(grep -c -- "-> ${k}_streamk" "$log") stream-K), no fallback"
     done
     # the 192x128 tile forced on a mixed sweep: what it refuses (beta != 0,
@@ -94,6 +101,9 @@ case $what in
     GEMMSHIM_SEED=17 GEMMSHIM_SWEEP_CASES=160 GEMMSHIM_KERNELS=pingpong_192x128x64 GEMMSHIM_POLICY=eligible \
       run "$bin/test_hgemm_sweep" > "$logdir/mixed192.txt"; rc=$?
     [ $rc -eq 0 ] || { echo "FAIL: mixed sweep forced to pingpong_192x128x64:"; grep FAIL "$logdir/mixed192.txt"; exit 1; }
+    # its plain epilogue stores by TMA only: a C that TMA cannot store is forwarded
+    grep -Eq "TMA cannot store, 0 of them served" "$logdir/mixed192.txt" ||
+      { echo "FAIL: pingpong_192x128x64 served a C that TMA cannot store:"; grep "TMA cannot" "$logdir/mixed192.txt"; exit 1; }
     served pingpong_192x128x64 "in the mixed sweep"
     no_fallback
     echo "hsweep: mixed sweep forced to pingpong_192x128x64: $(grep -E '^[0-9]+ passed' "$logdir/mixed192.txt"), $(grep -c -- '-> pingpong_192x128x64' "$log") signatures served, $(grep -c -- '-> forward' "$log") forwarded, no fallback"

@@ -94,7 +94,8 @@ int main(void)
     CHECK(hits >= 3000);
 
     /* 2. the same shape with C 8 bytes off 16-byte alignment is another key:
-     * the pingpong kernel (TMA) cannot take it */
+     * with beta != 0 the pingpong kernel (C read by TMA) cannot take it; with
+     * beta == 0 it stores that C directly */
     gs_problem_t p;
     memset(&p, 0, sizeof p);
     p.entry = GS_EP_GEMMEX;
@@ -109,13 +110,18 @@ int main(void)
     p.B = (const void *)(uintptr_t)0x7f0000200000ull;
     p.C = (void *)(uintptr_t)0x7f0000300000ull;
     p.alpha = &one;
-    p.beta = &zero;
+    p.beta = &one;
     gs_decision_t aligned = decide(&p, &d, &policies[1]);
     CHECK_EQ_INT(aligned.route, ROUTE_PINGPONG);
     p.C = (void *)(uintptr_t)0x7f0000300008ull;
     gs_decision_t off = decide(&p, &d, &policies[1]), want = gs_dispatch(&p, &d, &policies[1]);
     CHECK(same(&off, &want));
     CHECK(off.route != ROUTE_PINGPONG);
+    p.beta = &zero;
+    off = decide(&p, &d, &policies[1]);
+    want = gs_dispatch(&p, &d, &policies[1]);
+    CHECK(same(&off, &want));
+    CHECK_EQ_INT(off.route, ROUTE_PINGPONG);
 
     /* 3. a routing change (GEMMSHIM_KERNELS) is part of the key */
     p.C = (void *)(uintptr_t)0x7f0000300000ull;

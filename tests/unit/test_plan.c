@@ -175,11 +175,70 @@ static void grid(const gs_device_t *d)
     }
 }
 
+/* A C that TMA cannot store (an odd vocabulary's logits: ldc = 50257, or a
+ * base 2 bytes past an aligned one, or an odd batch stride): the 128-row
+ * pingpong tiles take it with a host beta of zero, stored directly, and
+ * plan whole tiles only; beta != 0, device scalars, the 192-wide tile and
+ * a C not aligned to its element are refused. */
+static void test_direct_c(const gs_device_t *d)
+{
+    static const float one = 1.f;
+    const gs_pingpong_config_t c128 = GS_PINGPONG_128x128x64, coop = GS_PINGPONG_COOP_256x128x64,
+                               c192 = GS_PINGPONG_192x128x64;
+    gs_problem_t p = problem(GS_DT_BF16, GS_DT_BF16, GS_OP_T, GS_OP_N, 50257, 8192, 1024, 1);
+    p.ldc = 50257;
+    CHECK(gs_pingpong_can_implement(class_of(&p), d, c128));
+    CHECK(gs_pingpong_can_implement(class_of(&p), d, coop));
+    CHECK(!gs_pingpong_can_implement(class_of(&p), d, c192));
+    check_problem(&p, d);
+    gs_problem_t q = p; /* beta = 1: C would be read through TMA */
+    q.beta = &one;
+    CHECK(!gs_pingpong_can_implement(class_of(&q), d, c128));
+    q = p; /* device scalars: beta unknown at plan time */
+    q.scalars_on_device = 1;
+    CHECK(!gs_pingpong_can_implement(class_of(&q), d, c128));
+    /* tight ldc, the base 2 bytes off: fp32 output is then misaligned to its element */
+    q = problem(GS_DT_F16, GS_DT_F16, GS_OP_N, GS_OP_T, 4096, 4096, 4096, 1);
+    q.C = (char *)q.C + 2;
+    CHECK(gs_pingpong_can_implement(class_of(&q), d, coop));
+    check_problem(&q, d);
+    q = problem(GS_DT_F16, GS_DT_F32, GS_OP_N, GS_OP_T, 4096, 4096, 4096, 1);
+    q.C = (char *)q.C + 2;
+    CHECK(!gs_pingpong_can_implement(class_of(&q), d, coop));
+    q.C = (char *)q.C + 2;
+    CHECK(gs_pingpong_can_implement(class_of(&q), d, coop));
+    /* deep k, few tiles: split-K with an aligned C; refused without (whole
+     * tiles would run k = 65536 in one accumulation chain per tile) */
+    q = problem(GS_DT_BF16, GS_DT_BF16, GS_OP_T, GS_OP_N, 256, 256, 65536, 1);
+    gs_plan_t pl = plan_of(FAMILY_PINGPONG, c128, &q, d);
+    CHECK(pl.workspace_bytes > 0 && strstr(pl.kernel, "_splitk"));
+    q.ldc = 257;
+    CHECK(!gs_pingpong_can_implement(class_of(&q), d, c128));
+    CHECK(!gs_pingpong_can_implement(class_of(&q), d, coop));
+    /* a ragged last wave: stream-K with an aligned C, whole tiles without */
+    q = problem(GS_DT_BF16, GS_DT_BF16, GS_OP_T, GS_OP_N, 4096, 2304, 8192, 1);
+    pl = plan_of(FAMILY_PINGPONG, coop, &q, d);
+    const int had_streamk = pl.kernel && strstr(pl.kernel, "_streamk") != NULL;
+    q.ldc = 4097;
+    CHECK(gs_pingpong_can_implement(class_of(&q), d, coop));
+    pl = plan_of(FAMILY_PINGPONG, coop, &q, d);
+    CHECK(pl.workspace_bytes == 0 && !strstr(pl.kernel, "_splitk") && !strstr(pl.kernel, "_streamk"));
+    check_problem(&q, d);
+    /* batched with an odd batch stride (and so an odd ldc) */
+    q = problem(GS_DT_BF16, GS_DT_F32, GS_OP_T, GS_OP_N, 1023, 512, 1024, 3);
+    q.ldc = 1023;
+    q.stride_c = 1023 * 512 + 1;
+    CHECK(gs_pingpong_can_implement(class_of(&q), d, c128));
+    check_problem(&q, d);
+    CHECK(had_streamk); /* the stream-K case above is one */
+}
+
 int main(void)
 {
     const gs_device_t devs[3] = {device(9, 0, 132), device(9, 0, 114), device(8, 0, 108)};
     for (int i = 0; i < 3; ++i)
         grid(&devs[i]);
+    test_direct_c(&devs[0]);
     /* the developer knobs change plans on both paths alike: stream-K for
      * every ragged wave and a CTA cap; a forced workspace split */
     gs_pingpong_set_knobs(0, 1, 16, 3);
