@@ -21,7 +21,7 @@ GEMM_KERNEL_FRAGMENTS = ("gemm", "cutlass", "sm90_xmma", "nvjet", "gemv", "split
 # SDPA is "fmha_cutlassF_..."), which are not cuBLAS calls.
 NOT_GEMM_FRAGMENTS = ("fmha", "flash", "attention")
 
-NAME_CHARS = 120  # kernel names are cut here (templates run to thousands)
+NAME_CHARS = 120  # kernel names are cut here in the reports (templates run to thousands)
 
 
 def is_gemm_kernel(name):
@@ -31,10 +31,11 @@ def is_gemm_kernel(name):
 
 
 def kernel_events(trace):
-    """[(start_us, duration_us, name)] of the trace's GPU kernels, by start."""
+    """[(start_us, duration_us, name)] of the trace's GPU kernels, by start
+    (an event without a start is skipped: it has no place on the timeline)."""
     events = trace["traceEvents"] if isinstance(trace, dict) else trace
-    out = [(float(ev.get("ts", 0.0)), float(ev.get("dur", 0.0)), str(ev.get("name", "")))
-           for ev in events if str(ev.get("cat", "")).lower() == "kernel"]
+    out = [(float(ev["ts"]), float(ev.get("dur", 0.0)), str(ev.get("name", "")))
+           for ev in events if str(ev.get("cat", "")).lower() == "kernel" and "ts" in ev]
     out.sort(key=lambda e: e[0])
     return out
 
@@ -52,7 +53,7 @@ def attribute(kernels):
             inc = max(0.0, end - max(last_end, ts))
             gap = max(0.0, ts - last_end)
             last_end = max(last_end, end)
-        row = per.setdefault(name[:NAME_CHARS], {"us": 0.0, "gap_us": 0.0, "calls": 0})
+        row = per.setdefault(name, {"us": 0.0, "gap_us": 0.0, "calls": 0})
         row["us"] += inc
         row["gap_us"] += gap
         row["calls"] += 1
@@ -72,5 +73,5 @@ def summarize(kernels, iters, top=8):
     return {"iters": iters, "span_us": span / iters, "gemm_us": gemm / iters,
             "other_us": other / iters, "gaps_us": gaps / iters,
             "kernels_per_iter": sum(r["calls"] for r in per.values()) / iters,
-            "top_gemm_kernels": [{"name": n, "us": r["us"] / iters, "calls": r["calls"] / iters}
-                                 for n, r in ranked]}
+            "top_gemm_kernels": [{"name": n[:NAME_CHARS], "us": r["us"] / iters,
+                                  "calls": r["calls"] / iters} for n, r in ranked]}

@@ -270,15 +270,21 @@ extern "C" const char *gs_pingpong_name(gs_pingpong_config_t cfg)
 }
 
 /* The name logged for a call: the configuration, and the split factor when
- * its plan splits K ("pingpong_128x128x64_splitk33"). Thread-local buffer. */
+ * plan_split splits K ("pingpong_128x128x64_splitk33"). Thread-local buffer.
+ * Worked out from the planners directly, not from pp_plan_of, so that the
+ * plan tests compare two derivations. */
 extern "C" const char *gs_pingpong_kernel_name(const gs_problem_t *p, const gs_device_t *d,
                                                gs_pingpong_config_t cfg)
 {
     const char *base = gs_pingpong_name(cfg);
     if (!p || !d || !gs_pingpong_can_implement(&p->cls, d, cfg))
         return base;
-    const PpPlan pl = pp_plan_of(&p->cls, d, cfg);
-    return kernel_name_of(base, pl.splits, pl.sk_iters > 0);
+    if (c_direct(&p->cls)) /* whole tiles: can_implement refused what would split */
+        return base;
+    SplitPlan sp = plan_split(&p->cls, d, block_m_of(cfg));
+    if (sp.splits <= 1)
+        return kernel_name_of(base, 1, plan_sk(&p->cls, d, block_m_of(cfg)).iters > 0);
+    return kernel_name_of(base, sp.splits, false);
 }
 
 /* The share of the persistent grid's tile slots that hold a tile when the
@@ -317,7 +323,10 @@ extern "C" double gs_pingpong_wave_efficiency(const gs_problem_t *p, const gs_de
 extern "C" size_t gs_pingpong_workspace_bytes(const gs_problem_t *p, const gs_device_t *d,
                                               gs_pingpong_config_t cfg)
 {
-    if (!p || !gs_pingpong_can_implement(&p->cls, d, cfg))
+    if (!p || !gs_pingpong_can_implement(&p->cls, d, cfg) || c_direct(&p->cls))
         return 0;
-    return (size_t)pp_plan_of(&p->cls, d, cfg).ws_bytes;
+    const SplitPlan sp = plan_split(&p->cls, d, block_m_of(cfg));
+    if (sp.splits > 1)
+        return sp.ws_bytes;
+    return plan_sk(&p->cls, d, block_m_of(cfg)).ws_bytes;
 }

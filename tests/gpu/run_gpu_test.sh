@@ -182,11 +182,16 @@ case $what in
       local out
       rm -f "$logdir/cs.log"
       out=$(GEMMSHIM_LOG=$logdir/cs.log GEMMSHIM_SWEEP_PLAIN=$(plain_of $2) GEMMSHIM_KERNELS=$2 GEMMSHIM_POLICY=eligible GEMMSHIM_SWEEP_CASES=16 \
-            GEMMSHIM_SWEEP_MAX_DIM=300 GEMMSHIM_SEED=7 \
+            GEMMSHIM_SWEEP_MAX_DIM=300 GEMMSHIM_SEED=${CS_SEED:-7} \
             compute-sanitizer --tool "$1" --error-exitcode 9 \
             env LD_PRELOAD=$lib "$bin/$3" 2>&1); local rc=$?
       echo "$1 $2${GEMMSHIM_DEV_PINGPONG_MAX_CTAS:+ (at most $GEMMSHIM_DEV_PINGPONG_MAX_CTAS CTAs)}: rc=$rc $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed,' | tr '\n' ' ')"
       [ $rc -eq 0 ] || { fails=$((fails + 1)); echo "$out" | tail -30; }
+      # CS_ODD_C: the run is there for the C that TMA cannot store
+      if [ -n "${CS_ODD_C:-}" ]; then
+        echo "$out" | grep -Eq "TMA cannot store, [1-9][0-9]* of them served" ||
+          { fails=$((fails + 1)); echo "FAIL: $1 $2: the shim served no C that TMA cannot store"; }
+      fi
       # a pingpong tile the sweep never reached would pass vacuously
       case $2 in pingpong_*)
         grep -q -- "-> $2" "$logdir/cs.log" ||
@@ -203,6 +208,12 @@ case $what in
       for tool in memcheck racecheck synccheck; do
         GEMMSHIM_DEV_PINGPONG_SK=2 GEMMSHIM_DEV_PINGPONG_MAX_CTAS=2 cs $tool $k test_hgemm_sweep
       done
+    done
+    # a C that TMA cannot store, stored directly (odd ldc, or a base one
+    # element off): seed 24 draws six such host-scalar calls in its 16 cases
+    # (seed 7 draws none), and the shim must have served some of them
+    for k in pingpong_128x128x64 pingpong_coop_256x128x64; do
+      for tool in memcheck racecheck; do CS_SEED=24 CS_ODD_C=1 cs $tool $k test_hgemm_sweep; done
     done
     # stream-K heads adding several CTAs' partials (the ragged tiles alone over 4 CTAs)
     for tool in memcheck racecheck synccheck; do

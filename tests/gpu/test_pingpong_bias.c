@@ -11,9 +11,9 @@
  *     beta == 0 never reads C (NaN-filled).
  * Every case runs on every configuration, except that the 192x128 tile must
  * refuse (can_implement) what its plain epilogue does not do: a bias,
- * beta != 0, a ragged m (m * sizeof(C) not a multiple of 16) and split-K
- * shapes; it must take every other case. GEMMSHIM_BIAS_SMALL=1: only the
- * small shapes (for compute-sanitizer). */
+ * beta != 0, a ragged m (m * sizeof(C) not a multiple of 16), a C that TMA
+ * cannot store (odd ldc) and split-K shapes; it must take every other case.
+ * GEMMSHIM_BIAS_SMALL=1: only the small shapes (for compute-sanitizer). */
 #include "gpu_util.h"
 #include "gu_knobs.h"
 #include "gs_kernels.h"
@@ -30,6 +30,7 @@ typedef struct tcase {
     int big;         /* skipped with GEMMSHIM_BIAS_SMALL=1 */
     int split;       /* 1: must run split-K on every configuration */
     int sk;          /* 1: must run stream-K on the cooperative configuration */
+    int odd_ldc;     /* 1: an odd ldc (and batch stride): C stored without TMA */
 } tcase_t;
 
 static const tcase_t cases[] = {
@@ -78,6 +79,12 @@ static const tcase_t cases[] = {
      * whole tiles first); beta == 0, no bias: heads store through the
      * deferred epilogue; a ragged last k-block */
     {2560, 1792, 2000, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 1.f, 0.f, 0, 0, 1},
+    /* an odd ldc, which TMA cannot store: every tile stored directly (an
+     * odd vocabulary's logits with the decoder's bias, as BERT's MLM head);
+     * beta == 0 only (such a C is never read), no split */
+    {3001, 512, 1024, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 0, 0, 0, 1},
+    /* ... batched, fp32 output, alpha != 1, an fp32 bias */
+    {1000, 300, 512, 2, 1, 0, CUDA_R_16F, CUDA_R_32F, GS_DT_F32, 2.f, 0.f, 0, 0, 0, 1},
     /* ... 296 tiles over 2 batches: one wave whole, then the last whole
      * wave and the 32 ragged tiles dealt out; beta != 0 and a bias (the
      * plain epilogue after the head's fix-up) */
@@ -141,7 +148,8 @@ int main(void)
             continue;
         int64_t m = tc->m, n = tc->n, k = tc->k, batch = tc->batch;
         int64_t ra = tc->ta ? k : m, ca = tc->ta ? m : k, rb = tc->tb ? n : k, cb = tc->tb ? k : n;
-        int64_t lda = (ra + 7) / 8 * 8, ldb = (rb + 7) / 8 * 8 + 8, ldc = (m + 7) / 8 * 8 + 8;
+        int64_t lda = (ra + 7) / 8 * 8, ldb = (rb + 7) / 8 * 8 + 8,
+                ldc = tc->odd_ldc ? m | 1 : (m + 7) / 8 * 8 + 8;
         int64_t sa = lda * ca, sb = ldb * cb, sc = ldc * n;
         size_t na = sa * batch, nb = sb * batch, nc = sc * batch;
         size_t ies = gu_esize(tc->ab), oes = gu_esize(tc->c);
@@ -237,7 +245,8 @@ int main(void)
             gs_pingpong_config_t pc = (gs_pingpong_config_t)cfg;
             int ok = 1;
             char why[256] = "";
-            const int plain = tc->bias == GS_DT_OTHER && tc->beta == 0.f && (m * (int64_t)oes) % 16 == 0;
+            const int plain = tc->bias == GS_DT_OTHER && tc->beta == 0.f && (m * (int64_t)oes) % 16 == 0
+                              && !tc->odd_ldc;
             if (pc == GS_PINGPONG_192x128x64 && !plain) {
                 /* beyond its plain epilogue: must refuse, so dispatch picks another */
                 if (gs_pingpong_can_implement(&p.cls, &d, pc)) {

@@ -110,6 +110,8 @@ int main(void)
     p.B = (const void *)(uintptr_t)0x7f0000200000ull;
     p.C = (void *)(uintptr_t)0x7f0000300000ull;
     p.alpha = &one;
+    p.beta = &zero;
+    CHECK_EQ_INT(decide(&p, &d, &policies[1]).route, ROUTE_PINGPONG);
     p.beta = &one;
     gs_decision_t aligned = decide(&p, &d, &policies[1]);
     CHECK_EQ_INT(aligned.route, ROUTE_PINGPONG);

@@ -230,6 +230,12 @@ static void test_direct_c(const gs_device_t *d)
     q.stride_c = 1023 * 512 + 1;
     CHECK(gs_pingpong_can_implement(class_of(&q), d, c128));
     check_problem(&q, d);
+    /* an aligned base and ldc, only the batch stride odd */
+    q = problem(GS_DT_BF16, GS_DT_F32, GS_OP_T, GS_OP_N, 1024, 512, 1024, 3);
+    q.stride_c = 1024 * 512 + 1;
+    CHECK(gs_pingpong_can_implement(class_of(&q), d, c128));
+    CHECK(!gs_pingpong_can_implement(class_of(&q), d, c192));
+    check_problem(&q, d);
     CHECK(had_streamk); /* the stream-K case above is one */
 }
 
