@@ -208,6 +208,10 @@ SOURCES = [
     ("h200-default-policy-s17-final.csv", []),
     ("h200-default-policy-streamk-s17-final.csv", []),
     ("h200-default-policy-issue3-s17-final.csv", []),
+    # a C that TMA cannot store (odd vocabularies' logits: ldc = m, tight),
+    # stored directly by the 128-row tiles, each forced (bench_ab rows as
+    # printed by that run, h100-tuning/vocab-bench.txt)
+    ("h100-vocab-direct-c.csv", []),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose

@@ -41,8 +41,8 @@
  * h100-default-policy-s17.csv, h100-default-policy-streamk-s17.csv,
  * h100-default-policy-issue3-s17.csv, h200-default-policy-s17-final.csv,
  * h200-default-policy-streamk-s17-final.csv,
- * h200-default-policy-issue3-s17-final.csv. Which rows of those files were
- * dropped, and why: bench/regen_table.py. */
+ * h200-default-policy-issue3-s17-final.csv, h100-vocab-direct-c.csv. Which
+ * rows of those files were dropped, and why: bench/regen_table.py. */
 "gemmshim-table 1\n"
 "sgemm_simt - 90 f32 NN 512 512 32768 0.879 H200\n"
 "sgemm_simt - 90 f32 NT 512 512 32768 0.928 H200\n"
@@ -460,3 +460,15 @@
 "pingpong pingpong_192x128x64 90 bf16 TN 14336 64 4096 0.898 H200\n"
 "pingpong pingpong_192x128x64 90 bf16 TN 14336 128 4096 0.939 H200\n"
 "pingpong pingpong_192x128x64 90 bf16 TN 14336 256 4096 0.664 H200\n"
+"pingpong pingpong_128x128x64 90 bf16 TN 50257 8192 1024 4.100 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 TN 50257 4096 768 3.672 H100\n"
+"pingpong pingpong_128x128x64 90 f16 TN 50257 8192 1024 3.961 H100\n"
+"pingpong pingpong_128x128x64 90 f16 TN 30522 16384 1024 1.594 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 TN 32001 4096 4096 5.819 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 TN 2047 2047 2048 4.506 H100\n"
+"pingpong pingpong_coop_256x128x64 90 bf16 TN 50257 8192 1024 4.064 H100\n"
+"pingpong pingpong_coop_256x128x64 90 bf16 TN 50257 4096 768 3.444 H100\n"
+"pingpong pingpong_coop_256x128x64 90 f16 TN 50257 8192 1024 3.750 H100\n"
+"pingpong pingpong_coop_256x128x64 90 f16 TN 30522 16384 1024 1.470 H100\n"
+"pingpong pingpong_coop_256x128x64 90 bf16 TN 32001 4096 4096 6.326 H100\n"
+"pingpong pingpong_coop_256x128x64 90 bf16 TN 2047 2047 2048 4.947 H100\n"

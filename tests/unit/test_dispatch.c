@@ -208,6 +208,41 @@ static void bf16(void)
     }
 }
 
+/* The built-in table's readings of a C that TMA cannot store (an odd
+ * vocabulary's logits, stored directly by the 128-row tiles): under the
+ * default policy GPT-2's logits call (bf16 TN 50257 x 8192 x 1024, ldc =
+ * 50257, beta 0) is routed to pingpong on an H100, and on a GPU model the
+ * table has not measured it takes the lowest reading of every model; with
+ * beta != 0 (C would be read by TMA) or a vocabulary padded to an aligned
+ * 50304 (a class these readings do not describe) it is forwarded. */
+static void table_routes_odd_vocabulary(void)
+{
+    static const float one = 1.f;
+    gs_config_t c = defaults();
+    gs_device_t h100 = device(9, 0, 132), h200 = device(9, 0, 132);
+    strcpy(h100.gpu, "H100");
+    strcpy(h200.gpu, "H200");
+    gs_problem_t p = bf16_problem();
+    p.m = p.ldc = 50257;
+    p.n = 8192;
+    p.k = p.lda = p.ldb = 1024;
+    gs_decision_t d = decide(&p, &h100, &c);
+    CHECK_EQ_INT(d.route, ROUTE_PINGPONG);
+    CHECK(d.table_ratio > 3.0);
+    CHECK_EQ_INT(decide(&p, &h200, &c).route, ROUTE_PINGPONG);
+    gs_problem_t q = p; /* beta = 1 */
+    q.beta = &one;
+    CHECK_EQ_INT(decide(&q, &h100, &c).route, GS_ROUTE_FORWARD);
+    q = p; /* padded to 50304: aligned, never measured */
+    q.m = q.ldc = 50304;
+    CHECK_EQ_INT(decide(&q, &h100, &c).route, GS_ROUTE_FORWARD);
+    q = p; /* fp16, BERT's 30522 words, 32 x 512 tokens */
+    q.a_type = q.b_type = q.c_type = GS_DT_F16;
+    q.m = q.ldc = 30522;
+    q.n = 16384;
+    CHECK_EQ_INT(decide(&q, &h100, &c).route, ROUTE_PINGPONG);
+}
+
 static void names(void)
 {
     CHECK_STR_EQ(gs_route_name(GS_ROUTE_FORWARD), "forward");
@@ -714,6 +749,7 @@ int main(void)
     pingpong_192_plain_only();
     policies_and_kernel_mask();
     bf16();
+    table_routes_odd_vocabulary();
     names();
     registry();
     table_policy_follows_table();

@@ -88,6 +88,10 @@ static void builtin_table(void)
                                                                  : GS_DT_F32;
         p.trans_a = layout[0] == 'T' ? GS_OP_T : GS_OP_N;
         p.trans_b = layout[1] == 'T' ? GS_OP_T : GS_OP_N;
+        /* tight leading dimensions of that layout, as bench_ab measures */
+        p.lda = p.trans_a == GS_OP_T ? k : m;
+        p.ldb = p.trans_b == GS_OP_T ? n : k;
+        p.ldc = m;
         gs_device_t d = device(cc / 10, cc % 10, 132);
         strcpy(d.gpu, gpu);
         read_back[cand] += gs_table_ratio(f, config, &p, &d) > 0.0;
