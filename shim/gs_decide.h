@@ -4,8 +4,9 @@
  * sizes, strides, alignments, scalar kinds, epilogue), the device, the
  * routing in force and the table: applications repeat a handful of
  * signatures, so the
- * same answer is found again in a small per-thread table (no lock) instead of
- * asking every kernel's can_implement and the tuning table on every call. */
+ * same answer is found again in a per-thread table (no lock; set-associative,
+ * least recently used out, 256 signatures) instead of asking every kernel's
+ * can_implement and the tuning table on every call. */
 #ifndef GS_DECIDE_H
 #define GS_DECIDE_H
 

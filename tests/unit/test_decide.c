@@ -93,6 +93,36 @@ int main(void)
     gs_decide_counts(&hits, &misses);
     CHECK(hits >= 3000);
 
+    /* 1b. an application's cycle of signatures stays cached: 64 signatures
+     * called in turn, three rounds, miss only in the first. (A direct-mapped
+     * table of 64 slots missed on every call of two signatures sharing a
+     * slot: two of the fake cuBLAS sample application's four.) */
+    {
+        gs_problem_t cyc[64];
+        for (int i = 0; i < 64; ++i) {
+            cyc[i] = random_problem();
+            cyc[i].m = 1000 + i; /* distinct signatures */
+            cyc[i].ldc = cyc[i].m + 8;
+            cyc[i].lda = cyc[i].trans_a ? cyc[i].k : cyc[i].m;
+            cyc[i].stride_c = cyc[i].ldc * cyc[i].n;
+            cyc[i].stride_a = cyc[i].lda * (cyc[i].trans_a ? cyc[i].m : cyc[i].k);
+            gs_problem_classify(&cyc[i]);
+        }
+        unsigned long long h0, m0, h1, m1;
+        gs_decide_counts(&h0, &m0);
+        int wrong = 0;
+        for (int round = 0; round < 3; ++round)
+            for (int i = 0; i < 64; ++i) {
+                gs_decision_t got = gs_decide(&cyc[i], &d, &policies[1]);
+                gs_decision_t want = gs_dispatch(&cyc[i], &d, &policies[1]);
+                wrong += !same(&got, &want);
+            }
+        gs_decide_counts(&h1, &m1);
+        CHECK_EQ_INT(wrong, 0);
+        CHECK_EQ_INT((int)(m1 - m0), 64);
+        CHECK_EQ_INT((int)(h1 - h0), 128);
+    }
+
     /* 2. the same shape with C 8 bytes off 16-byte alignment is another key:
      * with beta != 0 the pingpong kernel (C read by TMA) cannot take it; with
      * beta == 0 it stores that C directly */
