@@ -167,15 +167,27 @@ int smem_of(gs_pingpong_config_t cfg)
                                                                   : smem_bytes<Cfg128x128Short>();
 }
 
-/* ld (elements) and its byte size are usable by TMA. */
+/* ld (elements) holds the rows and its byte size stays within TMA's 40-bit
+ * strides; ld_ok: usable by TMA, a 16-byte multiple too. */
+bool ld_fits(int64_t ld, int64_t rows, size_t es)
+{
+    return ld >= rows && ld >= 1 && (uint64_t)ld * es < (1ull << 40);
+}
+
 bool ld_ok(int64_t ld, int64_t rows, size_t es)
 {
-    return ld >= rows && ld >= 1 && ((uint64_t)ld * es) % 16 == 0 && (uint64_t)ld * es < (1ull << 40);
+    return ld_fits(ld, rows, es) && ((uint64_t)ld * es) % 16 == 0;
+}
+
+/* The same for a batch stride. */
+bool bstride_fits(int64_t s, size_t es)
+{
+    return s > 0 && (uint64_t)s * es < (1ull << 40);
 }
 
 bool bstride_ok(int64_t s, size_t es)
 {
-    return s > 0 && ((uint64_t)s * es) % 16 == 0 && (uint64_t)s * es < (1ull << 40);
+    return bstride_fits(s, es) && ((uint64_t)s * es) % 16 == 0;
 }
 
 /* C that TMA cannot store (its base, ldc or batch stride not a multiple of

@@ -182,7 +182,7 @@ extern "C" int gs_pingpong_can_implement(const gs_class_t *p, const gs_device_t 
     if (direct) {
         if (p->align_c < oes || p->beta_kind != GS_BETA_ZERO || cfg == GS_PINGPONG_192x128x64)
             return 0;
-        if (p->ldc < p->m || (uint64_t)p->ldc * oes >= (1ull << 40))
+        if (!ld_fits(p->ldc, p->m, oes))
             return 0;
         /* Deep k over few tiles needs split-K (its reduction goes through a
          * TMA-stored tile): whole tiles there would be slow and accumulate
@@ -195,8 +195,7 @@ extern "C" int gs_pingpong_can_implement(const gs_class_t *p, const gs_device_t 
     if (p->batch > 1) {
         if (!bstride_ok(p->stride_a, ies) || !bstride_ok(p->stride_b, ies))
             return 0;
-        if (direct ? p->stride_c < 1 || (uint64_t)p->stride_c * oes >= (1ull << 40)
-                   : !bstride_ok(p->stride_c, oes))
+        if (direct ? !bstride_fits(p->stride_c, oes) : !bstride_ok(p->stride_c, oes))
             return 0;
         if (!gs_class_c_batches_disjoint(p))
             return 0;
@@ -269,22 +268,41 @@ extern "C" const char *gs_pingpong_name(gs_pingpong_config_t cfg)
     }
 }
 
+namespace {
+
+/* What the planners say of a class the family takes: split-K units (1:
+ * none), stream-K or not, workspace. Worked out from plan_split and plan_sk
+ * here rather than by pp_plan_of, so that the plan tests compare two
+ * derivations (gs_pingpong_kernel_name, gs_pingpong_workspace_bytes). */
+struct PlannersSay {
+    int splits;
+    bool streamk;
+    size_t ws_bytes;
+};
+
+PlannersSay planners_say(const gs_class_t *p, const gs_device_t *d, gs_pingpong_config_t cfg)
+{
+    if (c_direct(p)) /* whole tiles: can_implement refused what would split */
+        return {1, false, 0};
+    const SplitPlan sp = plan_split(p, d, block_m_of(cfg));
+    if (sp.splits > 1)
+        return {sp.splits, false, sp.ws_bytes};
+    const SkPlan sk = plan_sk(p, d, block_m_of(cfg));
+    return {1, sk.iters > 0, sk.ws_bytes};
+}
+
+} // namespace
+
 /* The name logged for a call: the configuration, and the split factor when
- * plan_split splits K ("pingpong_128x128x64_splitk33"). Thread-local buffer.
- * Worked out from the planners directly, not from pp_plan_of, so that the
- * plan tests compare two derivations. */
+ * plan_split splits K ("pingpong_128x128x64_splitk33"). Thread-local buffer. */
 extern "C" const char *gs_pingpong_kernel_name(const gs_problem_t *p, const gs_device_t *d,
                                                gs_pingpong_config_t cfg)
 {
     const char *base = gs_pingpong_name(cfg);
     if (!p || !d || !gs_pingpong_can_implement(&p->cls, d, cfg))
         return base;
-    if (c_direct(&p->cls)) /* whole tiles: can_implement refused what would split */
-        return base;
-    SplitPlan sp = plan_split(&p->cls, d, block_m_of(cfg));
-    if (sp.splits <= 1)
-        return kernel_name_of(base, 1, plan_sk(&p->cls, d, block_m_of(cfg)).iters > 0);
-    return kernel_name_of(base, sp.splits, false);
+    const PlannersSay say = planners_say(&p->cls, d, cfg);
+    return kernel_name_of(base, say.splits, say.streamk);
 }
 
 /* The share of the persistent grid's tile slots that hold a tile when the
@@ -323,10 +341,7 @@ extern "C" double gs_pingpong_wave_efficiency(const gs_problem_t *p, const gs_de
 extern "C" size_t gs_pingpong_workspace_bytes(const gs_problem_t *p, const gs_device_t *d,
                                               gs_pingpong_config_t cfg)
 {
-    if (!p || !gs_pingpong_can_implement(&p->cls, d, cfg) || c_direct(&p->cls))
+    if (!p || !gs_pingpong_can_implement(&p->cls, d, cfg))
         return 0;
-    const SplitPlan sp = plan_split(&p->cls, d, block_m_of(cfg));
-    if (sp.splits > 1)
-        return sp.ws_bytes;
-    return plan_sk(&p->cls, d, block_m_of(cfg)).ws_bytes;
+    return planners_say(&p->cls, d, cfg).ws_bytes;
 }
