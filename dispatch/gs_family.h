@@ -41,7 +41,7 @@ typedef struct gs_knob {
 } gs_knob_t;
 
 /* Room for a family's own plan in gs_plan_t: what its run launches. */
-enum { GS_PLAN_DATA_MAX = 64 };
+enum { GS_PLAN_DATA_MAX = 96 };
 
 /* A routed call's plan, made once by the family's plan and passed on to
  * workspace sizing, the log and run. Above the family only the fields

@@ -202,6 +202,130 @@ bool c_direct(const gs_class_t *p)
            || (p->batch > 1 && ((uint64_t)p->stride_c * oes) % 16 != 0);
 }
 
+/* ---- packed operands (gs_pack.h) ----
+ * An operand TMA cannot load (its base, ld or batch stride not a multiple
+ * of 16 bytes: the logits gradient of an odd vocabulary, ld = 50257, read by
+ * the two backward GEMMs) is copied into the workspace with a padded ld,
+ * a chunk at a time along its dimension other than k (m for A, n for B), and
+ * each chunk is a GEMM of its own on the rows or columns of C it makes.
+ * Chunks are whole tiles along that dimension (the last one ragged), as
+ * many as keep a chunk's copy within PACK_CHUNK_BYTES and, with the
+ * chunk's split-K partials, the default 64 MiB workspace cap. Unbatched
+ * calls only, one packed operand; several chunks need a host beta of zero,
+ * so that a launch failing after the first chunk leaves C for cuBLAS to
+ * write whole. */
+constexpr size_t PACK_CHUNK_BYTES = (size_t)48 << 20;
+/* ... and with the chunk's own scratch at most the default workspace cap
+ * (GEMMSHIM_WORKSPACE_MB): the cooperative tile's split-K or stream-K
+ * partials take up to 17 MB on 132 SMs */
+constexpr size_t PACK_WORKSPACE_BYTES = (size_t)64 << 20;
+/* chunk widths tried, from the widest down */
+constexpr int64_t PACK_WIDTHS_TRIED = 64;
+/* a chunk one tile wide may need more (a very deep k); refused beyond this */
+constexpr size_t PACK_MAX_BYTES = (size_t)1 << 30;
+
+enum PackOperand : int32_t { PACK_NONE = 0, PACK_A = 1, PACK_B = 2, PACK_BOTH = 3 };
+
+/* Which operands TMA cannot load as they are. */
+int32_t pack_operand_of(const gs_class_t *p)
+{
+    const size_t es = gs_dtype_size((gs_dtype_t)p->a_type);
+    const bool a = p->align_a < 16 || !ld_ok(p->lda, p->trans_a == GS_OP_N ? p->m : p->k, es)
+                   || (p->batch > 1 && !bstride_ok(p->stride_a, es));
+    const bool b = p->align_b < 16 || !ld_ok(p->ldb, p->trans_b == GS_OP_N ? p->k : p->n, es)
+                   || (p->batch > 1 && !bstride_ok(p->stride_b, es));
+    return (a ? PACK_A : 0) | (b ? PACK_B : 0);
+}
+
+struct PackGeom {
+    int32_t operand;   /* PACK_A or PACK_B */
+    int32_t chunks;
+    int64_t chunk;     /* its m (A) or n (B) per chunk, the last one ragged */
+    int64_t last;      /* the last chunk's */
+    int64_t ld;        /* the packed copy's leading dimension */
+    bool contiguous;   /* the chunked dimension is the stored one's contiguous one */
+    size_t bytes;      /* the copy of one chunk */
+};
+
+int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+/* Waves of the persistent grid that `tiles` output tiles take on d, where
+ * a chunk of few tiles counts the share of the SMs its split-K fills. */
+double chunk_waves(int64_t tiles, const gs_device_t *d)
+{
+    const int64_t sms = d->sm_count > 0 ? d->sm_count : 1;
+    return tiles * 2 <= sms ? (double)tiles / (double)sms : (double)((tiles + sms - 1) / sms);
+}
+
+/* A chunk is `segments` runs of `len` elements in the operand's memory:
+ * contiguous (A stored m x k, or B stored n x k): k runs of the chunk's
+ * length; otherwise the chunk's length of runs of k. Its width, in tiles
+ * along the chunked dimension, is the one of up to PACK_CHUNK_BYTES (and at
+ * least half that many tiles, so the chunks stay few; PACK_WIDTHS_TRIED
+ * widths at most) whose chunks take the fewest waves of the grid: 1024 x 50257 x 8192 (NT) on 128x128 tiles and
+ * 132 SMs runs 25 chunks of 16 tiles in one wave each rather than 17 of
+ * 24 tiles in two. */
+PackGeom pack_geom_of(const gs_class_t *p, int32_t operand, int block_m, const gs_device_t *d)
+{
+    PackGeom g = {};
+    g.operand = operand;
+    const bool on_a = operand == PACK_A;
+    const int64_t dim = on_a ? p->m : p->n, unit = on_a ? block_m : BLOCK_N;
+    const int64_t across = on_a ? (p->n + BLOCK_N - 1) / BLOCK_N : (p->m + block_m - 1) / block_m;
+    g.contiguous = on_a ? p->trans_a == GS_OP_N : p->trans_b == GS_OP_T;
+    const int64_t kpad = round_up(p->k, 8);
+    const uint64_t per_elem = (uint64_t)(g.contiguous ? p->k : kpad) * 2;
+    const int64_t units = (dim + unit - 1) / unit;
+    /* the chunk's split-K / stream-K scratch: one partial tile per CTA at most */
+    const size_t inner = (size_t)GS_WS_FLAG_BYTES + 256
+                         + (size_t)(d->sm_count > 0 ? d->sm_count : 1) * (size_t)block_m * BLOCK_N * sizeof(float);
+    const size_t budget = PACK_CHUNK_BYTES + inner <= PACK_WORKSPACE_BYTES ? PACK_CHUNK_BYTES
+                          : inner < PACK_WORKSPACE_BYTES                   ? PACK_WORKSPACE_BYTES - inner
+                                                                           : 0;
+    int64_t most = (int64_t)(budget / (per_elem * (uint64_t)unit));
+    if (most < 1)
+        most = 1;
+    if (units <= most) {
+        g.chunk = dim;
+    } else {
+        int64_t best = most;
+        double best_waves = -1;
+        for (int64_t u = most; u >= 1 && u * 2 >= most && most - u < PACK_WIDTHS_TRIED; --u) {
+            const int64_t c = (units + u - 1) / u, last = units - (c - 1) * u;
+            const double w = (double)(c - 1) * chunk_waves(u * across, d) + chunk_waves(last * across, d);
+            if (best_waves < 0 || w < best_waves - 1e-9) {
+                best = u;
+                best_waves = w;
+            }
+        }
+        g.chunk = best * unit;
+    }
+    g.chunks = (int32_t)((dim + g.chunk - 1) / g.chunk);
+    g.last = dim - (int64_t)(g.chunks - 1) * g.chunk;
+    g.ld = g.contiguous ? round_up(g.chunk, 8) : kpad;
+    g.bytes = (size_t)(g.contiguous ? p->k : g.chunk) * (size_t)g.ld * 2;
+    return g;
+}
+
+/* The class of a chunk of `len`: the packed operand 256-byte aligned with
+ * the padded ld. A chunk starts a whole number of tiles (>= 128 elements)
+ * in, so C and the bias keep at least the 16-byte alignment can_implement
+ * asks of them (the 192-row tile's chunks of A start 384 bytes apart). */
+gs_class_t chunk_class(const gs_class_t *p, const PackGeom &g, int64_t len)
+{
+    gs_class_t c = *p;
+    if (g.operand == PACK_A) {
+        c.m = len;
+        c.lda = g.ld;
+        c.align_a = 256;
+    } else {
+        c.n = len;
+        c.ldb = g.ld;
+        c.align_b = 256;
+    }
+    return c;
+}
+
 /* ---- a call's plan (gs_plan_t.data) ----
  * What gs_pingpong_run_plan launches: the kernel arrangement, the split-K
  * or stream-K plan and the grid, decided once by pp_plan_of (the family's
@@ -222,13 +346,52 @@ struct PpPlan {
     int32_t sk_dp_tiles; /* stream-K: tiles dealt whole, */
     int32_t sk_iters;    /* and k-blocks dealt out (0: no stream-K) */
     int32_t grid;        /* CTAs: units of a split, else the persistent grid */
-    int32_t pad_;
+    int32_t pack;        /* PackOperand: PACK_NONE, or the packed operand; then */
     uint64_t ws_bytes;   /* workspace, flag bytes included (0: none) */
+    /* with a packed operand: the fields above are the plan of every chunk
+     * but the last, whose own are here; the workspace holds the chunks'
+     * split-K / stream-K scratch, then from pack_offset the packed copy */
+    int32_t pack_chunks;
+    int32_t last_splits, last_sk_dp_tiles, last_sk_iters, last_grid;
+    int32_t pad_;
+    int64_t pack_chunk, pack_last, pack_ld;
+    uint64_t pack_offset;
 };
 static_assert(sizeof(PpPlan) <= GS_PLAN_DATA_MAX, "the plan fits gs_plan_t.data");
 
+PpPlan pp_plan_of(const gs_class_t *p, const gs_device_t *d, gs_pingpong_config_t cfg);
+
+/* A packed call's plan: each chunk's plan (the operand packed, so planned
+ * as any other call), and the workspace for both. The copy starts past the
+ * flag bytes, which must stay zero for the next split-K call. */
+PpPlan pp_packed_plan_of(const gs_class_t *p, const gs_device_t *d, gs_pingpong_config_t cfg,
+                         int32_t operand)
+{
+    const PackGeom g = pack_geom_of(p, operand, block_m_of(cfg), d);
+    const gs_class_t full = chunk_class(p, g, g.chunk), last = chunk_class(p, g, g.last);
+    PpPlan pl = pp_plan_of(&full, d, cfg);
+    const PpPlan lp = pp_plan_of(&last, d, cfg);
+    pl.pack = operand;
+    pl.pack_chunks = g.chunks;
+    pl.last_splits = lp.splits;
+    pl.last_sk_dp_tiles = lp.sk_dp_tiles;
+    pl.last_sk_iters = lp.sk_iters;
+    pl.last_grid = lp.grid;
+    pl.pack_chunk = g.chunk;
+    pl.pack_last = g.last;
+    pl.pack_ld = g.ld;
+    uint64_t inner = pl.ws_bytes > lp.ws_bytes ? pl.ws_bytes : lp.ws_bytes;
+    if (inner < GS_WS_FLAG_BYTES)
+        inner = GS_WS_FLAG_BYTES;
+    pl.pack_offset = (uint64_t)round_up((int64_t)inner, 256);
+    pl.ws_bytes = pl.pack_offset + g.bytes;
+    return pl;
+}
+
 PpPlan pp_plan_of(const gs_class_t *p, const gs_device_t *d, gs_pingpong_config_t cfg)
 {
+    if (const int32_t operand = pack_operand_of(p))
+        return pp_packed_plan_of(p, d, cfg, operand);
     PpPlan pl = {};
     pl.tag = PP_PLAN_TAG;
     pl.config = (int32_t)cfg;
@@ -265,7 +428,11 @@ PpPlan pp_plan_of(const gs_class_t *p, const gs_device_t *d, gs_pingpong_config_
 {
     return a.tag == b.tag && a.config == b.config && a.variant == b.variant && a.splits == b.splits
            && a.sk_dp_tiles == b.sk_dp_tiles && a.sk_iters == b.sk_iters && a.grid == b.grid
-           && a.ws_bytes == b.ws_bytes;
+           && a.ws_bytes == b.ws_bytes && a.pack == b.pack && a.pack_chunks == b.pack_chunks
+           && a.last_splits == b.last_splits && a.last_sk_dp_tiles == b.last_sk_dp_tiles
+           && a.last_sk_iters == b.last_sk_iters && a.last_grid == b.last_grid
+           && a.pack_chunk == b.pack_chunk && a.pack_last == b.pack_last && a.pack_ld == b.pack_ld
+           && a.pack_offset == b.pack_offset;
 }
 
 } // namespace

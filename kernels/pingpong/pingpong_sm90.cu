@@ -96,6 +96,7 @@
 #include <stdint.h>
 
 #include "gs_kernels.h"
+#include "gs_pack.h"
 
 /* The family's pieces, in this order: one translation unit (no relocatable
  * device code), so every kernel compiles as it did in one file. */
@@ -111,17 +112,22 @@
 /* ---- C API (gs_kernels.h) ---- */
 
 namespace {
-/* base, "base_splitk<S>" or "base_streamk": base itself or a thread-local
+/* base, "base_splitk<S>" or "base_streamk", then "_packa<chunks>" or
+ * "_packb<chunks>" for a packed operand: base itself or a thread-local
  * buffer, valid until this thread's next name */
-const char *kernel_name_of(const char *base, int splits, bool streamk)
+const char *kernel_name_of(const char *base, int splits, bool streamk, int32_t pack = PACK_NONE,
+                           int chunks = 0)
 {
-    static __thread char name[64];
-    if (splits > 1)
-        snprintf(name, sizeof name, "%s_splitk%d", base, splits);
-    else if (streamk)
-        snprintf(name, sizeof name, "%s_streamk", base);
-    else
+    static __thread char name[80];
+    if (splits <= 1 && !streamk && pack == PACK_NONE)
         return base;
+    int n = snprintf(name, sizeof name, "%s", base);
+    if (splits > 1)
+        n += snprintf(name + n, sizeof name - n, "_splitk%d", splits);
+    else if (streamk)
+        n += snprintf(name + n, sizeof name - n, "_streamk");
+    if (pack != PACK_NONE)
+        snprintf(name + n, sizeof name - n, "_pack%c%d", pack == PACK_A ? 'a' : 'b', chunks);
     return name;
 }
 } // namespace
@@ -167,10 +173,33 @@ extern "C" int gs_pingpong_can_implement(const gs_class_t *p, const gs_device_t 
     const int64_t tiles = ((p->m + bm - 1) / bm) * ((p->n + BLOCK_N - 1) / BLOCK_N);
     if (tiles >= lim || tiles * p->batch >= lim)
         return 0;
+    const size_t ies = gs_dtype_size((gs_dtype_t)p->a_type), oes = gs_dtype_size((gs_dtype_t)p->c_type);
+    /* An operand TMA cannot load is packed (pack_geom_of): element-aligned,
+     * unbatched, the other operand loadable as it is; the call is then its
+     * chunks, each a call this family must take as it stands. */
+    if (const int32_t operand = pack_operand_of(p)) {
+        if (operand == PACK_BOTH || p->batch != 1)
+            return 0;
+        const bool on_a = operand == PACK_A;
+        if ((on_a ? p->align_a : p->align_b) < ies)
+            return 0;
+        if (on_a ? !ld_fits(p->lda, p->trans_a == GS_OP_N ? p->m : p->k, ies)
+                 : !ld_fits(p->ldb, p->trans_b == GS_OP_N ? p->k : p->n, ies))
+            return 0;
+        /* C whole: a chunk of A's rows sees only its own m */
+        if (!ld_fits(p->ldc, p->m, oes))
+            return 0;
+        const PackGeom g = pack_geom_of(p, operand, (int)bm, d);
+        if (g.bytes > PACK_MAX_BYTES || g.ld >= lim)
+            return 0;
+        if (g.chunks > 1 && p->beta_kind != GS_BETA_ZERO)
+            return 0;
+        const gs_class_t full = chunk_class(p, g, g.chunk), last = chunk_class(p, g, g.last);
+        return gs_pingpong_can_implement(&full, d, cfg) && gs_pingpong_can_implement(&last, d, cfg);
+    }
     /* A and B: non-NULL and 16-byte aligned, TMA's base addresses */
     if (p->align_a < 16 || p->align_b < 16)
         return 0;
-    const size_t ies = gs_dtype_size((gs_dtype_t)p->a_type), oes = gs_dtype_size((gs_dtype_t)p->c_type);
     if (!ld_ok(p->lda, p->trans_a == GS_OP_N ? p->m : p->k, ies))
         return 0;
     if (!ld_ok(p->ldb, p->trans_b == GS_OP_N ? p->k : p->n, ies))
@@ -225,8 +254,80 @@ extern "C" void gs_pingpong_plan(const gs_problem_t *p, const gs_device_t *d, gs
     const PpPlan pl = pp_plan_of(&p->cls, d, cfg);
     memcpy(plan->data.bytes, &pl, sizeof pl);
     plan->workspace_bytes = (size_t)pl.ws_bytes;
-    plan->kernel = kernel_name_of(gs_pingpong_name(cfg), pl.splits, pl.sk_iters > 0);
+    plan->kernel = kernel_name_of(gs_pingpong_name(cfg), pl.splits, pl.sk_iters > 0, pl.pack,
+                                  pl.pack_chunks);
 }
+
+namespace {
+
+int launch_variant(const gs_problem_t *p, const gs_device_t *d, const PpPlan &pl)
+{
+    switch (pl.variant) {
+    case PP_V256: return launch_types<Cfg256x128>(p, d, pl);
+    case PP_V192: return launch_types<Cfg192x128>(p, d, pl);
+    case PP_V128_SHORT: return launch_types<Cfg128x128Short>(p, d, pl);
+    default: return launch_types<Cfg128x128>(p, d, pl);
+    }
+}
+
+/* A packed call (pp_packed_plan_of): per chunk, the copy of the packed
+ * operand's chunk into the workspace, then the chunk's GEMM on its rows
+ * (A) or columns (B) of C. One copy buffer: each copy starts after the
+ * previous chunk's GEMM has finished reading it (gs_pack16 launches
+ * without programmatic dependent launch). */
+int run_packed(const gs_problem_t *p, const gs_device_t *d, const PpPlan &pl)
+{
+    const size_t es = gs_dtype_size(p->a_type), oes = gs_dtype_size(p->c_type);
+    const size_t bes = p->bias ? gs_dtype_size(p->bias_type) : 0;
+    char *copy = (char *)p->workspace + pl.pack_offset;
+    for (int32_t i = 0; i < pl.pack_chunks; ++i) {
+        const bool last = i == pl.pack_chunks - 1;
+        const int64_t off = (int64_t)i * pl.pack_chunk, len = last ? pl.pack_last : pl.pack_chunk;
+        gs_problem_t q = *p;
+        int rc;
+        if (pl.pack == PACK_A) {
+            const char *a = (const char *)p->A;
+            rc = p->trans_a == GS_OP_N /* A stored m x k: k runs of the chunk's rows */
+                     ? gs_pack16(copy, pl.pack_ld, a + off * es, p->lda, p->k, len, d->sm_count, p->stream)
+                     : gs_pack16(copy, pl.pack_ld, a + off * p->lda * es, p->lda, len, p->k, d->sm_count,
+                                 p->stream);
+            q.A = copy;
+            q.lda = pl.pack_ld;
+            q.m = len;
+            q.C = (char *)p->C + off * oes;
+            if (p->bias)
+                q.bias = (const char *)p->bias + off * bes;
+        } else {
+            const char *b = (const char *)p->B;
+            rc = p->trans_b == GS_OP_T /* B stored n x k: k runs of the chunk's columns */
+                     ? gs_pack16(copy, pl.pack_ld, b + off * es, p->ldb, p->k, len, d->sm_count, p->stream)
+                     : gs_pack16(copy, pl.pack_ld, b + off * p->ldb * es, p->ldb, len, p->k, d->sm_count,
+                                 p->stream);
+            q.B = copy;
+            q.ldb = pl.pack_ld;
+            q.n = len;
+            q.C = (char *)p->C + off * p->ldc * oes;
+        }
+        if (rc)
+            return rc;
+        /* the chunk's GEMM sees the split-K / stream-K scratch only */
+        q.workspace_size = pl.pack_offset;
+        gs_problem_classify(&q);
+        PpPlan cp = pl;
+        cp.pack = PACK_NONE;
+        if (last) {
+            cp.splits = pl.last_splits;
+            cp.sk_dp_tiles = pl.last_sk_dp_tiles;
+            cp.sk_iters = pl.last_sk_iters;
+            cp.grid = pl.last_grid;
+        }
+        if ((rc = launch_variant(&q, d, cp)))
+            return rc;
+    }
+    return 0;
+}
+
+} // namespace
 
 extern "C" int gs_pingpong_run_plan(const gs_plan_t *plan, const gs_problem_t *p,
                                     const gs_device_t *d)
@@ -239,12 +340,7 @@ extern "C" int gs_pingpong_run_plan(const gs_plan_t *plan, const gs_problem_t *p
     if (!gs_plan_workspace_ok(plan, p))
         return GS_RUN_NO_WORKSPACE;
     assert(same_plan(pl, pp_plan_of(&p->cls, d, (gs_pingpong_config_t)pl.config)));
-    switch (pl.variant) {
-    case PP_V256: return launch_types<Cfg256x128>(p, d, pl);
-    case PP_V192: return launch_types<Cfg192x128>(p, d, pl);
-    case PP_V128_SHORT: return launch_types<Cfg128x128Short>(p, d, pl);
-    default: return launch_types<Cfg128x128>(p, d, pl);
-    }
+    return pl.pack != PACK_NONE ? run_packed(p, d, pl) : launch_variant(p, d, pl);
 }
 
 extern "C" int gs_pingpong_run(const gs_problem_t *p, const gs_device_t *d,
@@ -278,23 +374,39 @@ struct PlannersSay {
     int splits;
     bool streamk;
     size_t ws_bytes;
+    int32_t pack;
+    int chunks;
 };
 
 PlannersSay planners_say(const gs_class_t *p, const gs_device_t *d, gs_pingpong_config_t cfg)
 {
+    if (const int32_t operand = pack_operand_of(p)) {
+        /* the chunks' own, then the copy past the flag bytes and their scratch */
+        const PackGeom g = pack_geom_of(p, operand, block_m_of(cfg), d);
+        const gs_class_t full = chunk_class(p, g, g.chunk), last = chunk_class(p, g, g.last);
+        PlannersSay say = planners_say(&full, d, cfg);
+        const size_t last_ws = planners_say(&last, d, cfg).ws_bytes;
+        size_t inner = say.ws_bytes > last_ws ? say.ws_bytes : last_ws;
+        inner = inner > GS_WS_FLAG_BYTES ? inner : GS_WS_FLAG_BYTES;
+        say.ws_bytes = (inner + 255) / 256 * 256 + g.bytes;
+        say.pack = operand;
+        say.chunks = g.chunks;
+        return say;
+    }
     if (c_direct(p)) /* whole tiles: can_implement refused what would split */
-        return {1, false, 0};
+        return {1, false, 0, PACK_NONE, 0};
     const SplitPlan sp = plan_split(p, d, block_m_of(cfg));
     if (sp.splits > 1)
-        return {sp.splits, false, sp.ws_bytes};
+        return {sp.splits, false, sp.ws_bytes, PACK_NONE, 0};
     const SkPlan sk = plan_sk(p, d, block_m_of(cfg));
-    return {1, sk.iters > 0, sk.ws_bytes};
+    return {1, sk.iters > 0, sk.ws_bytes, PACK_NONE, 0};
 }
 
 } // namespace
 
 /* The name logged for a call: the configuration, and the split factor when
- * plan_split splits K ("pingpong_128x128x64_splitk33"). Thread-local buffer. */
+ * plan_split splits K ("pingpong_128x128x64_splitk33"), and the packed
+ * operand with its chunks ("..._packb22"). Thread-local buffer. */
 extern "C" const char *gs_pingpong_kernel_name(const gs_problem_t *p, const gs_device_t *d,
                                                gs_pingpong_config_t cfg)
 {
@@ -302,7 +414,7 @@ extern "C" const char *gs_pingpong_kernel_name(const gs_problem_t *p, const gs_d
     if (!p || !d || !gs_pingpong_can_implement(&p->cls, d, cfg))
         return base;
     const PlannersSay say = planners_say(&p->cls, d, cfg);
-    return kernel_name_of(base, say.splits, say.streamk);
+    return kernel_name_of(base, say.splits, say.streamk, say.pack, say.chunks);
 }
 
 /* The share of the persistent grid's tile slots that hold a tile when the

@@ -2,7 +2,8 @@
 # Real applications under the shim (GPU machine with PyTorch, CuPy, JAX):
 # each app plain, then under GEMMSHIM_MODE=verify with every eligible call
 # routed (zero mismatches required, routed kernels listed), then the MLP
-# block plain vs under the shim (default policy and eligible) as a ratio.
+# block plain vs under the shim (default policy and eligible) as a ratio;
+# an odd vocabulary's head against fp64, shim off and on.
 #   tests/apps/run_apps.sh LIBGEMMSHIM OUT_DIR
 set -u
 lib=$1 out=$2
@@ -23,6 +24,12 @@ for app in torch_app cupy_app jax_app decode_app multi_gpu_app; do
   echo "$app: plain rc=$rc_plain, under verify rc=$rc_shim; ${verdict:-no routed call verified}; routes:$routed"
   [ $rc_plain -eq 0 ] && [ $rc_shim -eq 0 ] || fails=$((fails + 1))
 done
+# A language-model head of an odd vocabulary: the logits (a C that TMA cannot
+# store) and its backward GEMMs (an operand TMA cannot load, packed), shim
+# off and on in one process, each against fp64
+GEMMSHIM_POLICY=eligible GEMMSHIM_LOG="$out/vocab.log" LD_PRELOAD=$lib python3 "$here/vocab_accuracy.py" \
+  > "$out/vocab.txt" 2>&1 || fails=$((fails + 1))
+cat "$out/vocab.txt"
 plain=$(python3 "$here/mlp_bench.py" | sed -n 's/.*: \([0-9.]*\) ms.*/\1/p')
 table=$(LD_PRELOAD=$lib GEMMSHIM_LOG_TIMING=0 GEMMSHIM_LOG="$out/mlp-table.log" python3 "$here/mlp_bench.py" | sed -n 's/.*: \([0-9.]*\) ms.*/\1/p')
 elig=$(LD_PRELOAD=$lib GEMMSHIM_LOG_TIMING=0 GEMMSHIM_POLICY=eligible GEMMSHIM_LOG="$out/mlp-eligible.log" python3 "$here/mlp_bench.py" | sed -n 's/.*: \([0-9.]*\) ms.*/\1/p')

@@ -90,7 +90,10 @@ case $what in
       # store it directly, so some of those cases must have been ours
       case $k in pingpong_128x128x64|pingpong_coop_256x128x64)
         grep -Eq "TMA cannot store, [1-9][0-9]* of them served" "$logdir/hsweep-$k.txt" ||
-          { echo "FAIL: $k served none of the cases whose C TMA cannot store"; exit 1; } ;;
+          { echo "FAIL: $k served none of the cases whose C TMA cannot store"; exit 1; }
+        # an operand TMA cannot load (odd lda, B off its base): packed
+        grep -Eq "TMA cannot load, [1-9][0-9]* of them served" "$logdir/hsweep-$k.txt" ||
+          { echo "FAIL: $k served none of the cases with an operand TMA cannot load"; exit 1; } ;;
       esac
       echo "hsweep: $(grep -c -- "-> $k" "$log") signatures served by $k ($(grep -c -- "-> ${k}_streamk" "$log") stream-K), no fallback"
     done
@@ -192,6 +195,11 @@ case $what in
         echo "$out" | grep -Eq "TMA cannot store, [1-9][0-9]* of them served" ||
           { fails=$((fails + 1)); echo "FAIL: $1 $2: the shim served no C that TMA cannot store"; }
       fi
+      # CS_ODD_OP: the run is there for the operands TMA cannot load (packed)
+      if [ -n "${CS_ODD_OP:-}" ]; then
+        echo "$out" | grep -Eq "TMA cannot load, [1-9][0-9]* of them served" ||
+          { fails=$((fails + 1)); echo "FAIL: $1 $2: the shim packed no operand"; }
+      fi
       # a pingpong tile the sweep never reached would pass vacuously
       case $2 in pingpong_*)
         grep -q -- "-> $2" "$logdir/cs.log" ||
@@ -214,6 +222,12 @@ case $what in
     # (seed 7 draws none), and the shim must have served some of them
     for k in pingpong_128x128x64 pingpong_coop_256x128x64; do
       for tool in memcheck racecheck; do CS_SEED=24 CS_ODD_C=1 cs $tool $k test_hgemm_sweep; done
+    done
+    # an operand TMA cannot load, packed into the workspace (the copy kernel
+    # reads aligned words around each run, never outside the operand): seed
+    # 31 draws such calls (an odd lda, B one element off its base)
+    for k in pingpong_128x128x64 pingpong_coop_256x128x64; do
+      CS_SEED=31 CS_ODD_OP=1 cs memcheck $k test_hgemm_sweep
     done
     # stream-K heads adding several CTAs' partials (the ragged tiles alone over 4 CTAs)
     for tool in memcheck racecheck synccheck; do

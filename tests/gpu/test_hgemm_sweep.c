@@ -24,8 +24,11 @@
  * test_f32out_accuracy pins with no floor); C's padding rows untouched; no
  * NaN. One beta == 0 case in four has a C that TMA cannot store (an odd ldc
  * and batch stride, or C one element past an aligned base: an odd
- * vocabulary's logits), which the pingpong kernels store directly; the
- * summary counts how many of them the shim served (its statistics). */
+ * vocabulary's logits), which the pingpong kernels store directly; one
+ * case in ten has an odd lda and one in eight B one element off its base
+ * (operands TMA cannot load: the backward GEMMs of those logits), which
+ * the pingpong kernels pack into their workspace. The summary counts how
+ * many of each the shim served (its statistics). */
 #include "gpu_util.h"
 
 #include "gemmshim.h"
@@ -101,7 +104,7 @@ int main(void)
     typedef int (*stats_fn)(gemmshim_stats_t *);
     stats_fn get_stats = (stats_fn)dlsym(RTLD_DEFAULT, "gemmshim_get_stats");
     int passed = 0, failed = 0, by_floor = 0, deep_cases = 0, deep_floor = 0, nondet = 0;
-    int odd_c_cases = 0, odd_c_routed = 0;
+    int odd_c_cases = 0, odd_c_routed = 0, odd_op_cases = 0, odd_op_routed = 0;
     double worst_ratio = 0.0;
     for (int c = 0; c < cases; ++c) {
         cudaDataType ab = gu_int(0, 1) ? CUDA_R_16BF : CUDA_R_16F;
@@ -164,6 +167,10 @@ int main(void)
             ldc = m + 1 - (m & 1) + 2 * (int64_t)((sel >> 16) & 1);
             sc = ldc * n + extra;
         }
+        /* An operand TMA cannot load, beside the odd lda of the main
+         * sequence: B one element past its allocation's base (the same
+         * data, so no draw moves), one case in eight. */
+        const int64_t b_off = ((sel >> 24) & 7) == 0 ? 1 : 0;
         int dev_mode = gu_int(0, 3) == 0;
         if (plain)
             beta = 0.f, dev_mode = 0;
@@ -200,9 +207,10 @@ int main(void)
             for (int64_t j = 0; j < n; ++j)
                 for (int64_t i = m; i < ldc; ++i)
                     set_pad(hC, b * sc + i + j * ldc, ct);
-        void *A, *B, *C_alloc, *C;
+        void *A, *B, *B_alloc, *C_alloc, *C;
         CUDA_OK(cudaMalloc(&A, na * gu_esize(ab)));
-        CUDA_OK(cudaMalloc(&B, nb * gu_esize(ab)));
+        CUDA_OK(cudaMalloc(&B_alloc, (nb + b_off) * gu_esize(ab)));
+        B = (char *)B_alloc + b_off * gu_esize(ab);
         CUDA_OK(cudaMalloc(&C_alloc, (nc + c_off) * gu_esize(ct)));
         C = (char *)C_alloc + c_off * gu_esize(ct);
         CUDA_OK(cudaMemcpy(A, hA, na * gu_esize(ab), cudaMemcpyHostToDevice));
@@ -240,6 +248,8 @@ int main(void)
         }
         odd_c_cases += odd_c;
         odd_c_routed += odd_c && after.routed > before.routed;
+        odd_op_cases += odd || b_off;
+        odd_op_routed += (odd || b_off) && after.routed > before.routed;
         double e_ours = 0, e_cublas = 0;
         int pad_ok = 1;
         for (int64_t b = 0; b < batch; ++b) {
@@ -280,7 +290,7 @@ int main(void)
         if (!ok || !within_2x)
             printf("%s case %d: %s %s->%s %c%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld "
                    "batch=%lld alpha=%g beta=%g %s compute=%d: status %d/%d err ours %.3g cuBLAS "
-                   "%.3g (x%.2f, floor %.2g) pad %s%s%s%s\n",
+                   "%.3g (x%.2f, floor %.2g) pad %s%s%s%s%s\n",
                    ok ? "floor" : "FAIL", c, batched ? "StridedBatchedEx" : "GemmEx",
                    ab == CUDA_R_16BF ? "bf16" : "f16", ct == CUDA_R_32F ? "f32" : "same",
                    "NT"[tA], "NT"[tB], (long long)m, (long long)n, (long long)k, (long long)lda,
@@ -288,9 +298,9 @@ int main(void)
                    dev_mode ? "device" : "host", (int)compute, (int)st[0], (int)st[1], e_ours,
                    e_cublas, ratio, floor_, pad_ok ? "ok" : "CLOBBERED",
                    same ? "" : " NOT BITWISE REPRODUCIBLE", deepk ? " (deep-K)" : "",
-                   c_off ? " (C offset by one element)" : "");
+                   c_off ? " (C offset by one element)" : "", b_off ? " (B offset by one element)" : "");
         cudaFree(A);
-        cudaFree(B);
+        cudaFree(B_alloc);
         cudaFree(C_alloc);
         free(hA); free(hB); free(hC); free(ours); free(theirs); free(again);
         free(dA); free(dB); free(ref); free(x);
@@ -302,6 +312,8 @@ int main(void)
                "reproducible\n", deep_cases, deep_floor, nondet);
     printf("test_hgemm_sweep: %d cases with a C that TMA cannot store, %d of them served by the "
            "shim's kernels\n", odd_c_cases, odd_c_routed);
+    printf("test_hgemm_sweep: %d cases with an operand TMA cannot load, %d of them served by the "
+           "shim's kernels\n", odd_op_cases, odd_op_routed);
     printf("%d passed, %d failed\n", passed, failed);
     cublasDestroy(h);
     return failed ? 1 : 0;

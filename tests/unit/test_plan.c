@@ -9,6 +9,7 @@
 #include "gs_test.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { ERR_INVALID_VALUE = 1 }; /* cudaErrorInvalidValue */
@@ -239,12 +240,128 @@ static void test_direct_c(const gs_device_t *d)
     CHECK(had_streamk); /* the stream-K case above is one */
 }
 
+/* The chunks a packed plan's kernel name gives ("..._packb22"): 0 without. */
+static int pack_chunks(const gs_plan_t *pl, char operand)
+{
+    char tag[8] = "_pack?";
+    tag[5] = operand;
+    const char *at = pl->kernel ? strstr(pl->kernel, tag) : NULL;
+    return at ? atoi(at + 6) : 0;
+}
+
+/* An operand TMA cannot load (an odd vocabulary's logits gradient, ld =
+ * 50257, read by the two backward GEMMs; a base one element off): the
+ * pingpong tiles pack it into the workspace a chunk at a time. The copy
+ * lies past the flag bytes and the chunks' split-K scratch, within the
+ * default 64 MiB cap; several chunks need a host beta of zero; two such
+ * operands, batches, and an operand not aligned to its element are
+ * refused. */
+static void test_packed_operand(const gs_device_t *d)
+{
+    static const float one = 1.f;
+    const gs_pingpong_config_t c128 = GS_PINGPONG_128x128x64, coop = GS_PINGPONG_COOP_256x128x64,
+                               c192 = GS_PINGPONG_192x128x64;
+    const size_t cap = (size_t)64 << 20;
+    /* dX = dLogits * W: NN, B = dLogits^T (k = 50257 contiguous, ldb odd) */
+    gs_problem_t p = problem(GS_DT_BF16, GS_DT_BF16, GS_OP_N, GS_OP_N, 1024, 8192, 50257, 1);
+    p.ldb = 50257;
+    gs_problem_classify(&p);
+    CHECK(gs_pingpong_can_implement(class_of(&p), d, c128));
+    CHECK(gs_pingpong_can_implement(class_of(&p), d, coop));
+    gs_plan_t pl = plan_of(FAMILY_PINGPONG, c128, &p, d);
+    CHECK(pack_chunks(&pl, 'b') > 1 && pack_chunks(&pl, 'a') == 0);
+    CHECK(pl.workspace_bytes > (size_t)GS_WS_FLAG_BYTES && pl.workspace_bytes <= cap);
+    check_problem(&p, d);
+    /* dW^T = X^T * dLogits: NT, B stored n x k with n = 50257 contiguous */
+    p = problem(GS_DT_BF16, GS_DT_BF16, GS_OP_N, GS_OP_T, 1024, 50257, 8192, 1);
+    p.ldb = 50257;
+    p.ldc = 1024;
+    gs_problem_classify(&p);
+    CHECK(gs_pingpong_can_implement(class_of(&p), d, c128));
+    pl = plan_of(FAMILY_PINGPONG, c128, &p, d);
+    CHECK(pack_chunks(&pl, 'b') > 1 && pl.workspace_bytes <= cap);
+    /* on 132 SMs: 25 chunks of 16 x 8 tiles, one wave each, rather than
+     * 17 of 24 x 8 in two */
+    if (d->sm_count == 132)
+        CHECK_EQ_INT(pack_chunks(&pl, 'b'), 25);
+    check_problem(&p, d);
+    /* beta = 1 over several chunks: a failed launch after the first would
+     * leave C half updated for cuBLAS to update again */
+    gs_problem_t q = p;
+    q.beta = &one;
+    CHECK(!gs_pingpong_can_implement(class_of(&q), d, c128));
+    /* one chunk: beta = 1 and device scalars are taken; the copy alone
+     * still lies past the flag bytes */
+    q = problem(GS_DT_F16, GS_DT_F32, GS_OP_T, GS_OP_N, 1000, 512, 1000, 1);
+    q.lda = 1001;
+    q.beta = &one;
+    gs_problem_classify(&q);
+    CHECK(gs_pingpong_can_implement(class_of(&q), d, c128));
+    pl = plan_of(FAMILY_PINGPONG, c128, &q, d);
+    CHECK(pack_chunks(&pl, 'a') == 1);
+    {   /* the chunk's own plan (as the same call with a loadable A), then the copy */
+        gs_problem_t r = q;
+        r.lda = 1000;
+        gs_problem_classify(&r);
+        size_t inner = gs_pingpong_workspace_bytes(&r, d, c128);
+        inner = inner > (size_t)GS_WS_FLAG_BYTES ? inner : (size_t)GS_WS_FLAG_BYTES;
+        CHECK(pl.workspace_bytes == (inner + 255) / 256 * 256 + (size_t)1000 * 1000 * 2);
+    }
+    check_problem(&q, d);
+    q.scalars_on_device = 1;
+    gs_problem_classify(&q);
+    CHECK(gs_pingpong_can_implement(class_of(&q), d, c128));
+    /* A one element past an aligned base (ld fine): packed; one byte: refused */
+    q = problem(GS_DT_BF16, GS_DT_BF16, GS_OP_N, GS_OP_T, 4096, 4096, 1024, 1);
+    q.A = (const char *)q.A + 2;
+    gs_problem_classify(&q);
+    CHECK(gs_pingpong_can_implement(class_of(&q), d, coop));
+    CHECK(gs_pingpong_can_implement(class_of(&q), d, c192));
+    check_problem(&q, d);
+    q.A = (const char *)q.A + 1;
+    gs_problem_classify(&q);
+    CHECK(!gs_pingpong_can_implement(class_of(&q), d, coop));
+    /* A packed in chunks of its rows: each chunk sees its own m, so an ldc
+     * below the call's m is caught on the call (cuBLAS: invalid value) */
+    q = problem(GS_DT_BF16, GS_DT_BF16, GS_OP_N, GS_OP_N, 50257, 8192, 1024, 1);
+    CHECK(gs_pingpong_can_implement(class_of(&q), d, c128));
+    pl = plan_of(FAMILY_PINGPONG, c128, &q, d);
+    CHECK(pack_chunks(&pl, 'a') > 1);
+    q.ldc = 40000;
+    CHECK(!gs_pingpong_can_implement(class_of(&q), d, c128));
+    /* the cooperative tile's chunk scratch (stream-K or split-K partials,
+     * up to 17 MB) and its copy stay within the default 64 MiB cap */
+    q = problem(GS_DT_F16, GS_DT_F16, GS_OP_N, GS_OP_T, 1024, 30522, 16384, 1);
+    CHECK(gs_pingpong_can_implement(class_of(&q), d, coop));
+    pl = plan_of(FAMILY_PINGPONG, coop, &q, d);
+    CHECK(pack_chunks(&pl, 'b') > 1 && pl.workspace_bytes <= cap);
+    /* both operands, or a batch: refused */
+    q = problem(GS_DT_BF16, GS_DT_BF16, GS_OP_N, GS_OP_N, 1024, 1024, 1023, 1);
+    q.lda = 1025;
+    gs_problem_classify(&q);
+    CHECK(!gs_pingpong_can_implement(class_of(&q), d, c128));
+    q = problem(GS_DT_BF16, GS_DT_BF16, GS_OP_T, GS_OP_N, 1024, 1024, 1024, 2);
+    q.lda = 1025;
+    q.stride_a = 1025 * 1024;
+    gs_problem_classify(&q);
+    CHECK(!gs_pingpong_can_implement(class_of(&q), d, c128));
+    /* a chunk never splits K with a C stored directly: whole tiles over a
+     * deep k are refused chunk by chunk as for any call */
+    q = problem(GS_DT_BF16, GS_DT_BF16, GS_OP_N, GS_OP_N, 256, 256, 65536, 1);
+    q.ldb = 65537;
+    q.ldc = 257;
+    gs_problem_classify(&q);
+    CHECK(!gs_pingpong_can_implement(class_of(&q), d, c128));
+}
+
 int main(void)
 {
     const gs_device_t devs[3] = {device(9, 0, 132), device(9, 0, 114), device(8, 0, 108)};
     for (int i = 0; i < 3; ++i)
         grid(&devs[i]);
     test_direct_c(&devs[0]);
+    test_packed_operand(&devs[0]);
+    test_packed_operand(&devs[1]);
     /* the developer knobs change plans on both paths alike: stream-K for
      * every ragged wave and a CTA cap; a forced workspace split */
     gs_pingpong_set_knobs(0, 1, 16, 3);
