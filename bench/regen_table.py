@@ -212,6 +212,10 @@ SOURCES = [
     # stored directly by the 128-row tiles, each forced (bench_ab rows as
     # printed by that run, h100-tuning/vocab-bench.txt)
     ("h100-vocab-direct-c.csv", []),
+    # an operand TMA cannot load (the logits gradient of an odd vocabulary,
+    # ld = the vocabulary), packed chunk by chunk by the pingpong tiles,
+    # each tile forced (bench/shapes/vocab-backward.txt)
+    ("h100-vocab-backward-packed.csv", []),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose

@@ -41,8 +41,9 @@
  * h100-default-policy-s17.csv, h100-default-policy-streamk-s17.csv,
  * h100-default-policy-issue3-s17.csv, h200-default-policy-s17-final.csv,
  * h200-default-policy-streamk-s17-final.csv,
- * h200-default-policy-issue3-s17-final.csv, h100-vocab-direct-c.csv. Which
- * rows of those files were dropped, and why: bench/regen_table.py. */
+ * h200-default-policy-issue3-s17-final.csv, h100-vocab-direct-c.csv,
+ * h100-vocab-backward-packed.csv. Which rows of those files were dropped, and
+ * why: bench/regen_table.py. */
 "gemmshim-table 1\n"
 "sgemm_simt - 90 f32 NN 512 512 32768 0.879 H200\n"
 "sgemm_simt - 90 f32 NT 512 512 32768 0.928 H200\n"
@@ -472,3 +473,23 @@
 "pingpong pingpong_coop_256x128x64 90 f16 TN 30522 16384 1024 1.470 H100\n"
 "pingpong pingpong_coop_256x128x64 90 bf16 TN 32001 4096 4096 6.326 H100\n"
 "pingpong pingpong_coop_256x128x64 90 bf16 TN 2047 2047 2048 4.947 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 NN 1024 8192 50257 2.048 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 NT 1024 50257 8192 3.218 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 NN 768 4096 50257 2.065 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 NT 768 50257 4096 2.998 H100\n"
+"pingpong pingpong_128x128x64 90 f16 NN 1024 16384 30522 1.607 H100\n"
+"pingpong pingpong_128x128x64 90 f16 NT 1024 30522 16384 1.531 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 NN 50257 8192 1024 3.022 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 NN 1024 1024 4097 2.225 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 NT 2048 2049 2048 2.728 H100\n"
+"pingpong pingpong_192x128x64 90 bf16 NT 1024 50257 8192 3.184 H100\n"
+"pingpong pingpong_192x128x64 90 bf16 NT 768 50257 4096 2.956 H100\n"
+"pingpong pingpong_192x128x64 90 bf16 NT 2048 2049 2048 3.360 H100\n"
+"pingpong pingpong_coop_256x128x64 90 bf16 NN 1024 8192 50257 2.562 H100\n"
+"pingpong pingpong_coop_256x128x64 90 bf16 NT 1024 50257 8192 2.766 H100\n"
+"pingpong pingpong_coop_256x128x64 90 bf16 NN 768 4096 50257 2.411 H100\n"
+"pingpong pingpong_coop_256x128x64 90 bf16 NT 768 50257 4096 3.017 H100\n"
+"pingpong pingpong_coop_256x128x64 90 f16 NN 1024 16384 30522 1.705 H100\n"
+"pingpong pingpong_coop_256x128x64 90 bf16 NN 50257 8192 1024 2.888 H100\n"
+"pingpong pingpong_coop_256x128x64 90 bf16 NN 1024 1024 4097 2.338 H100\n"
+"pingpong pingpong_coop_256x128x64 90 bf16 NT 2048 2049 2048 2.979 H100\n"

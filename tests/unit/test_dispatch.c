@@ -243,6 +243,43 @@ static void table_routes_odd_vocabulary(void)
     CHECK_EQ_INT(decide(&q, &h100, &c).route, ROUTE_PINGPONG);
 }
 
+/* The built-in table's readings of an operand TMA cannot load (the logits
+ * gradient of an odd vocabulary, ld = 50257, in the two backward GEMMs),
+ * packed by the pingpong tiles: under the default policy GPT-2's backward
+ * calls are routed on an H100; with beta = 1 (several chunks need a host
+ * zero) they are forwarded, and these readings never stand for a call
+ * whose operand TMA can load (k = 50264, ldb = 50264: another class). */
+static void table_routes_packed_operand(void)
+{
+    static const float one = 1.f;
+    gs_config_t c = defaults();
+    gs_device_t h100 = device(9, 0, 132);
+    strcpy(h100.gpu, "H100");
+    /* dX = dLogits W: NN 1024 x 8192 x 50257, ldb = 50257 */
+    gs_problem_t p = bf16_problem();
+    p.trans_a = p.trans_b = GS_OP_N;
+    p.m = p.lda = p.ldc = 1024;
+    p.n = 8192;
+    p.k = p.ldb = 50257;
+    gs_decision_t d = decide(&p, &h100, &c);
+    CHECK_EQ_INT(d.route, ROUTE_PINGPONG);
+    CHECK(d.table_ratio > 2.0);
+    gs_problem_t q = p;
+    q.beta = &one;
+    CHECK_EQ_INT(decide(&q, &h100, &c).route, GS_ROUTE_FORWARD);
+    q = p;
+    q.k = q.ldb = 50264;
+    d = decide(&q, &h100, &c);
+    CHECK(d.route == GS_ROUTE_FORWARD || d.table_ratio < 2.0);
+    /* dW^T = X^T dLogits: NT 1024 x 50257 x 8192, ldb = 50257 */
+    p.trans_b = GS_OP_T;
+    p.n = p.ldb = 50257;
+    p.k = 8192;
+    d = decide(&p, &h100, &c);
+    CHECK_EQ_INT(d.route, ROUTE_PINGPONG);
+    CHECK(d.table_ratio > 2.5);
+}
+
 static void names(void)
 {
     CHECK_STR_EQ(gs_route_name(GS_ROUTE_FORWARD), "forward");
@@ -750,6 +787,7 @@ int main(void)
     policies_and_kernel_mask();
     bf16();
     table_routes_odd_vocabulary();
+    table_routes_packed_operand();
     names();
     registry();
     table_policy_follows_table();
