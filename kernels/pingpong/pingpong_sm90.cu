@@ -275,9 +275,21 @@ int launch_variant(const gs_problem_t *p, const gs_device_t *d, const PpPlan &pl
  * (A) or columns (B) of C. One copy buffer: each copy starts after the
  * previous chunk's GEMM has finished reading it (gs_pack16 launches
  * without programmatic dependent launch). */
+/* The chunk [off, off + len) of an operand stored with `ld`, into copy with
+ * pack_ld: k runs of the chunk where the chunked dimension is the stored
+ * one's contiguous one, else the chunk's runs of k. */
+int copy_chunk(void *copy, int64_t pack_ld, const void *src, int64_t ld, bool contiguous, int64_t off,
+               int64_t len, const gs_problem_t *p, const gs_device_t *d)
+{
+    const char *s = (const char *)src;
+    const size_t es = gs_dtype_size(p->a_type);
+    return contiguous ? gs_pack16(copy, pack_ld, s + off * es, ld, p->k, len, d->sm_count, p->stream)
+                      : gs_pack16(copy, pack_ld, s + off * ld * es, ld, len, p->k, d->sm_count, p->stream);
+}
+
 int run_packed(const gs_problem_t *p, const gs_device_t *d, const PpPlan &pl)
 {
-    const size_t es = gs_dtype_size(p->a_type), oes = gs_dtype_size(p->c_type);
+    const size_t oes = gs_dtype_size(p->c_type);
     const size_t bes = p->bias ? gs_dtype_size(p->bias_type) : 0;
     char *copy = (char *)p->workspace + pl.pack_offset;
     for (int32_t i = 0; i < pl.pack_chunks; ++i) {
@@ -286,11 +298,8 @@ int run_packed(const gs_problem_t *p, const gs_device_t *d, const PpPlan &pl)
         gs_problem_t q = *p;
         int rc;
         if (pl.pack == PACK_A) {
-            const char *a = (const char *)p->A;
-            rc = p->trans_a == GS_OP_N /* A stored m x k: k runs of the chunk's rows */
-                     ? gs_pack16(copy, pl.pack_ld, a + off * es, p->lda, p->k, len, d->sm_count, p->stream)
-                     : gs_pack16(copy, pl.pack_ld, a + off * p->lda * es, p->lda, len, p->k, d->sm_count,
-                                 p->stream);
+            /* A stored m x k: k runs of the chunk's rows */
+            rc = copy_chunk(copy, pl.pack_ld, p->A, p->lda, p->trans_a == GS_OP_N, off, len, p, d);
             q.A = copy;
             q.lda = pl.pack_ld;
             q.m = len;
@@ -298,11 +307,8 @@ int run_packed(const gs_problem_t *p, const gs_device_t *d, const PpPlan &pl)
             if (p->bias)
                 q.bias = (const char *)p->bias + off * bes;
         } else {
-            const char *b = (const char *)p->B;
-            rc = p->trans_b == GS_OP_T /* B stored n x k: k runs of the chunk's columns */
-                     ? gs_pack16(copy, pl.pack_ld, b + off * es, p->ldb, p->k, len, d->sm_count, p->stream)
-                     : gs_pack16(copy, pl.pack_ld, b + off * p->ldb * es, p->ldb, len, p->k, d->sm_count,
-                                 p->stream);
+            /* B stored n x k: k runs of the chunk's columns */
+            rc = copy_chunk(copy, pl.pack_ld, p->B, p->ldb, p->trans_b == GS_OP_T, off, len, p, d);
             q.B = copy;
             q.ldb = pl.pack_ld;
             q.n = len;
