@@ -33,6 +33,7 @@ typedef struct gs_serving {
     gs_routing_t routing;    /* mode, policy and tuning as read for this call */
     gs_decision_t dec;       /* the route; forwarded or answered: the reason */
     const char *kernel;      /* the plan's kernel name while ours runs, else NULL */
+    void *ws_hold;           /* the workspace held from its buffer to the last launch */
     void *stream;
     int launch_error;        /* our kernel did not launch: the hooks' error */
     int fell_back;           /* forwarded because our kernel did not launch */

@@ -245,7 +245,7 @@ static int workspace(gs_serving_t *s, const gs_plan_t *pl, const gs_hooks_t *hoo
     if (!pl->workspace_bytes || !hooks->runs_kernels)
         return 0;
     return gs_workspace_get(s->dev.ordinal, s->stream, pl->workspace_bytes, &s->p.workspace,
-                            &s->p.workspace_size, why, size)
+                            &s->p.workspace_size, &s->ws_hold, why, size)
                ? -1
                : 0;
 }
@@ -292,6 +292,8 @@ static gs_served_t run(gs_serving_t *s, const gs_plan_t *pl, const gs_hooks_t *h
     OBSERVE(before_run, s);
     plan_run_t r = {pl, &s->p, &s->dev};
     int err = hooks->launch(launch_plan, &r);
+    gs_workspace_release(s->ws_hold); /* every launch of ours is enqueued */
+    s->ws_hold = NULL;
     if (!err) {
         OBSERVE(after_run, s);
         gs_served_t out = {1, CUBLAS_STATUS_SUCCESS, -1, s->stream, NULL, 0};
@@ -341,8 +343,10 @@ gs_served_t gs_serve(const gs_call_t *c)
         return forward(&s, why);
     s.kernel = pl.kernel;
     s.verify = s.routing.mode == GS_MODE_VERIFY && hooks->runs_kernels; /* every call */
-    if (ab_turn(&s, hooks))
+    if (ab_turn(&s, hooks)) {
+        gs_workspace_release(s.ws_hold);
         return forward(&s, NULL);
+    }
     return run(&s, &pl, hooks);
 }
 

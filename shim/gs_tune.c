@@ -311,13 +311,16 @@ static int run_candidate(const tsig_t *s, const gs_tune_cand_t *cand, const gs_p
     q.workspace_size = 0;
     gs_plan_t plan = {.family = f, .config = cand->config};
     f->plan(&q, d, &plan);
+    void *hold = NULL;
     if (plan.workspace_bytes) {
         char why[112];
         if (gs_workspace_get(d->ordinal, s->owner, plan.workspace_bytes, &q.workspace,
-                             &q.workspace_size, why, sizeof why))
+                             &q.workspace_size, &hold, why, sizeof why))
             return GS_RUN_NO_WORKSPACE;
     }
-    return f->run(&plan, &q, d);
+    const int rc = f->run(&plan, &q, d);
+    gs_workspace_release(hold);
+    return rc;
 }
 
 static void decide(tsig_t *s, const gs_problem_t *p, const gs_device_t *d, const char *why)

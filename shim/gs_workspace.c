@@ -17,6 +17,11 @@ typedef struct buffer {
     int device;
     void *stream;
     uintptr_t thread;      /* cudaStreamPerThread is one handle per thread */
+    /* held by one call from its buffer through its last launch: a call of
+     * several launches (split-K and its reduction, a packed operand's
+     * copies and GEMMs) must not have another thread's launches on the
+     * same stream, into the same buffer, between its own */
+    pthread_mutex_t hold;
     void *ptr;
     size_t size;
 } buffer_t;
@@ -61,8 +66,9 @@ static size_t grown_size(size_t bytes, size_t cap)
 }
 
 int gs_workspace_get(int device, void *stream, size_t bytes, void **ptr, size_t *size,
-                     char *why, size_t why_size)
+                     void **hold, char *why, size_t why_size)
 {
+    *hold = NULL;
     size_t cap = gs_cfg()->workspace_cap;
     if (bytes > cap) {
         snprintf(why, why_size, "split-K workspace of %zu MiB is over GEMMSHIM_WORKSPACE_MB=%zu",
@@ -78,16 +84,32 @@ int gs_workspace_get(int device, void *stream, size_t bytes, void **ptr, size_t 
             b = &buffers[i];
             break;
         }
-    if (b && b->size >= bytes) {
-        *ptr = b->ptr;
-        *size = b->size;
-        pthread_mutex_unlock(&lock);
-        return 0;
-    }
     if (!b && n_buffers == MAX_BUFFERS) {
         pthread_mutex_unlock(&lock);
         snprintf(why, why_size, "split-K workspace: more than %d streams", MAX_BUFFERS);
         return -1;
+    }
+    if (!b) { /* an entry without memory yet; entries are never removed */
+        b = &buffers[n_buffers];
+        b->device = device;
+        b->stream = stream;
+        b->thread = thread;
+        b->ptr = NULL;
+        b->size = 0;
+        pthread_mutex_init(&b->hold, NULL);
+        ++n_buffers;
+    }
+    /* the hold first, without the table's lock (another call may hold the
+     * buffer while it launches), then the table again */
+    pthread_mutex_unlock(&lock);
+    pthread_mutex_lock(&b->hold);
+    pthread_mutex_lock(&lock);
+    if (b->size >= bytes) {
+        *ptr = b->ptr;
+        *size = b->size;
+        *hold = b;
+        pthread_mutex_unlock(&lock);
+        return 0;
     }
     /* Inside stream capture a cudaMalloc is not captured: it happens now,
      * once, and the graph keeps pointing at the buffer, which is never freed
@@ -108,6 +130,7 @@ int gs_workspace_get(int device, void *stream, size_t bytes, void **ptr, size_t 
         cap_status == cudaStreamCaptureStatusInvalidated) {
         cudaGetLastError();
         pthread_mutex_unlock(&lock);
+        pthread_mutex_unlock(&b->hold);
         snprintf(why, why_size, "split-K workspace: stream capture status unavailable");
         return -1;
     }
@@ -125,14 +148,9 @@ int gs_workspace_get(int device, void *stream, size_t bytes, void **ptr, size_t 
     if (e != cudaSuccess) {
         cudaGetLastError(); /* leave the application's error state as it was */
         pthread_mutex_unlock(&lock);
+        pthread_mutex_unlock(&b->hold);
         snprintf(why, why_size, "split-K workspace: %s", cudaGetErrorName(e));
         return -1;
-    }
-    if (!b) {
-        b = &buffers[n_buffers++];
-        b->device = device;
-        b->stream = stream;
-        b->thread = thread;
     }
     /* the outgrown buffer stays allocated: graphs captured earlier use it */
     b->ptr = p;
@@ -140,8 +158,15 @@ int gs_workspace_get(int device, void *stream, size_t bytes, void **ptr, size_t 
     total_bytes += want;
     *ptr = p;
     *size = want;
+    *hold = b;
     pthread_mutex_unlock(&lock);
     return 0;
+}
+
+void gs_workspace_release(void *hold)
+{
+    if (hold)
+        pthread_mutex_unlock(&((buffer_t *)hold)->hold);
 }
 
 void gs_workspace_usage(int *n, size_t *bytes)

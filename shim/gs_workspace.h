@@ -21,9 +21,21 @@
  * allocation failed, too many streams. Its first GS_WS_FLAG_BYTES are zero
  * when it is new (zeroed on `stream` ahead of the call's kernel; inside
  * capture, zeroed before returning, on a private stream: the only wait,
- * once per buffer). Thread-safe. */
+ * once per buffer). Thread-safe.
+ *
+ * On 0 the caller holds the buffer (*hold) until gs_workspace_release,
+ * which it calls once its call's last launch is enqueued: threads sharing
+ * one stream (one cuBLAS handle) would otherwise interleave their launches
+ * there, and a call of several launches into the buffer (split-K and its
+ * reduction; a packed operand's copies and GEMMs) could find another
+ * call's kernel between its own, writing the same scratch (test_load,
+ * four threads on one handle, once in 400 calls). Nothing waits on the GPU
+ * while held: only enqueueing. */
 int gs_workspace_get(int device, void *stream, size_t bytes, void **ptr, size_t *size,
-                     char *why, size_t why_size);
+                     void **hold, char *why, size_t why_size);
+
+/* Lets the next call on the buffer's stream have it (hold may be NULL). */
+void gs_workspace_release(void *hold);
 
 /* Buffers held now and their bytes (for the log's summary and tests). */
 void gs_workspace_usage(int *buffers, size_t *bytes);

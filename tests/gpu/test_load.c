@@ -10,7 +10,11 @@
  *         through cublasGemmEx, fp32 NN 384x256x512 with beta 0.5 through
  *         cublasSgemm_v2, a decode-like bf16 TN 4096x16x1024), forwarded ones
  *         (fp16 with CUBLAS_COMPUTE_16F), an fp32 call with an odd lda (301),
- *         and a deep-K fp32 call (128x128x16384: split-K). Every call is
+ *         a deep-K fp32 call (128x128x16384: split-K, two launches) and a
+ *         bf16 call whose A TMA cannot load (lda 1025: its copy, then the
+ *         GEMM). The threads on the shared handle share its stream, and so
+ *         the shim's workspace there: a call of two launches must not find
+ *         another thread's between them (it did, once in 400). Every call is
  *         followed on the same stream by the same call on the real cuBLAS
  *         (past the shim) into another buffer; both are compared on the host
  *         (relative Frobenius difference <= 1e-5 for fp32, 2e-2 for 16-bit).
@@ -101,6 +105,8 @@ static const op_def_t load_ops[] = {
      300, 200, 250, 1, 0.f},
     {"fp32 NN 128x128x16384 (split-K) cublasSgemm_v2", 1, CUDA_R_32F, CUBLAS_COMPUTE_32F, OP_N,
      OP_N, 128, 128, 16384, 0, 0.f},
+    {"bf16 NN 1024x512x2048 lda 1025 (packed A) cublasGemmEx", 0, CUDA_R_16BF, CUBLAS_COMPUTE_32F,
+     OP_N, OP_N, 1024, 512, 2048, 1, 0.f},
 };
 enum { N_LOAD_OPS = sizeof load_ops / sizeof load_ops[0] };
 
