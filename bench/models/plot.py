@@ -55,8 +55,9 @@ def main():
            yerr=[lo, hi], capsize=3, label="measured, median and 95% interval")
     cx = [i for i, n in enumerate(names) if ceil.get(n, {}).get("ceiling")
           and not n.startswith("llama_decode")]
-    ax.scatter(cx, [ceil[names[i]]["ceiling"] for i in cx], marker="_", s=400, color="#cc6677",
-               linewidths=2.5, zorder=3, label="ceiling of the tuned choices (pair gains)")
+    if cx:  # no legend entry for a ceiling not drawn
+        ax.scatter(cx, [ceil[names[i]]["ceiling"] for i in cx], marker="_", s=400, color="#cc6677",
+                   linewidths=2.5, zorder=3, label="ceiling of the tuned choices (pair gains)")
     for i, m in enumerate(med):
         ax.annotate(f"{m:.3f}", (i, max(m, 1.0) + hi[i] + 0.004), ha="center", fontsize=8)
     ax.axhline(1.0, color="black", linewidth=0.8)
