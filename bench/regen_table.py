@@ -216,6 +216,10 @@ SOURCES = [
     # ld = the vocabulary), packed chunk by chunk by the pingpong tiles,
     # each tile forced (bench/shapes/vocab-backward.txt)
     ("h100-vocab-backward-packed.csv", []),
+    # the odd classes the 16-bit tiles take, one operand packed and/or C
+    # stored directly, shapes no suite measured, the eligible policy's
+    # choice per shape (bench/shapes/odd-one-operand.txt)
+    ("h100-odd-one-operand-eligible.csv", []),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose

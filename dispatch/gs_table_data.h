@@ -42,8 +42,8 @@
  * h100-default-policy-issue3-s17.csv, h200-default-policy-s17-final.csv,
  * h200-default-policy-streamk-s17-final.csv,
  * h200-default-policy-issue3-s17-final.csv, h100-vocab-direct-c.csv,
- * h100-vocab-backward-packed.csv. Which rows of those files were dropped, and
- * why: bench/regen_table.py. */
+ * h100-vocab-backward-packed.csv, h100-odd-one-operand-eligible.csv. Which
+ * rows of those files were dropped, and why: bench/regen_table.py. */
 "gemmshim-table 1\n"
 "sgemm_simt - 90 f32 NN 512 512 32768 0.879 H200\n"
 "sgemm_simt - 90 f32 NT 512 512 32768 0.928 H200\n"
@@ -493,3 +493,14 @@
 "pingpong pingpong_coop_256x128x64 90 bf16 NN 50257 8192 1024 2.888 H100\n"
 "pingpong pingpong_coop_256x128x64 90 bf16 NN 1024 1024 4097 2.338 H100\n"
 "pingpong pingpong_coop_256x128x64 90 bf16 NT 2048 2049 2048 2.979 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 NN 1000 1536 2047 2.569 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 NT 2000 3001 1024 3.471 H100\n"
+"pingpong pingpong_128x128x64 90 f16 NN 1999 1024 4096 2.974 H100\n"
+"pingpong pingpong_128x128x64 90 f16 NT 1536 777 512 2.352 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 TN 3001 2048 1024 3.828 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 TN 777 4096 4096 4.070 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 TT 1024 3001 768 3.462 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 NN 512 512 8191 1.787 H100\n"
+"pingpong pingpong_128x128x64 90 f16 NT 4096 5001 256 2.335 H100\n"
+"pingpong pingpong_128x128x64 90 bf16 NN 8191 256 1024 1.441 H100\n"
+"skinny - 90 bf16 TN 12345 64 4096 3.804 H100\n"

@@ -244,9 +244,9 @@ static void table_routes_odd_vocabulary(void)
 }
 
 /* The built-in table's readings of an operand TMA cannot load (the logits
- * gradient of an odd vocabulary, ld = 50257, in the two backward GEMMs),
- * packed by the pingpong tiles: under the default policy GPT-2's backward
- * calls are routed on an H100; with beta = 1 (several chunks need a host
+ * gradient of an odd vocabulary, ld = 50257, in the two backward GEMMs, and
+ * the odd one-operand sweep's shapes), packed by the pingpong tiles: under
+ * the default policy GPT-2's backward calls are routed on an H100; with beta = 1 (several chunks need a host
  * zero) they are forwarded, and these readings never stand for a call
  * whose operand TMA can load (k = 50264, ldb = 50264: another class). */
 static void table_routes_packed_operand(void)
@@ -278,6 +278,15 @@ static void table_routes_packed_operand(void)
     d = decide(&p, &h100, &c);
     CHECK_EQ_INT(d.route, ROUTE_PINGPONG);
     CHECK(d.table_ratio > 2.5);
+    /* a shape of the odd one-operand sweep (bench/shapes/odd-one-operand.txt):
+     * NN 1000 x 1536 x 2047, ldb = k = 2047 */
+    p.trans_b = GS_OP_N;
+    p.m = p.lda = p.ldc = 1000;
+    p.n = 1536;
+    p.k = p.ldb = 2047;
+    d = decide(&p, &h100, &c);
+    CHECK_EQ_INT(d.route, ROUTE_PINGPONG);
+    CHECK(d.table_ratio > 2.0);
 }
 
 static void names(void)
