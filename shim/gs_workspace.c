@@ -172,7 +172,9 @@ void gs_workspace_release(void *hold)
 void gs_workspace_usage(int *n, size_t *bytes)
 {
     pthread_mutex_lock(&lock);
-    *n = n_buffers;
+    *n = 0;
+    for (int i = 0; i < n_buffers; ++i) /* an entry whose allocation failed holds none */
+        *n += buffers[i].ptr != NULL;
     *bytes = total_bytes;
     pthread_mutex_unlock(&lock);
 }

@@ -70,7 +70,7 @@ extern "C" int gs_pack16(void *dst, int64_t ld_dst, const void *src, int64_t ld_
         return (int)cudaErrorInvalidValue;
     if (!segments || !len)
         return 0;
-    const int64_t spans = (len + PACK_SPAN - 1) / PACK_SPAN, blocks = segments * spans;
+    int64_t spans = (len + PACK_SPAN - 1) / PACK_SPAN, blocks = segments * spans;
     const int64_t cap = (int64_t)(sm_count > 0 ? sm_count : 1) * PACK_BLOCKS_PER_SM;
     const unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
     /* launched so that its own error is returned, never one the
@@ -78,7 +78,7 @@ extern "C" int gs_pack16(void *dst, int64_t ld_dst, const void *src, int64_t ld_
     uint16_t *d16 = (uint16_t *)dst;
     const uint16_t *s16 = (const uint16_t *)src;
     uintptr_t end = (uintptr_t)(s16 + (segments - 1) * ld_src + len);
-    void *args[] = {&d16, &ld_dst, &s16, &ld_src, &len, (void *)&spans, (void *)&blocks, &end};
+    void *args[] = {&d16, &ld_dst, &s16, &ld_src, &len, &spans, &blocks, &end};
     return (int)cudaLaunchKernel((const void *)pack16_kernel, dim3(grid), dim3(PACK_THREADS), args, 0,
                                  (cudaStream_t)stream);
 }

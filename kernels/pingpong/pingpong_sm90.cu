@@ -270,11 +270,6 @@ int launch_variant(const gs_problem_t *p, const gs_device_t *d, const PpPlan &pl
     }
 }
 
-/* A packed call (pp_packed_plan_of): per chunk, the copy of the packed
- * operand's chunk into the workspace, then the chunk's GEMM on its rows
- * (A) or columns (B) of C. One copy buffer: each copy starts after the
- * previous chunk's GEMM has finished reading it (gs_pack16 launches
- * without programmatic dependent launch). */
 /* The chunk [off, off + len) of an operand stored with `ld`, into copy with
  * pack_ld: k runs of the chunk where the chunked dimension is the stored
  * one's contiguous one, else the chunk's runs of k. */
@@ -287,6 +282,11 @@ int copy_chunk(void *copy, int64_t pack_ld, const void *src, int64_t ld, bool co
                       : gs_pack16(copy, pack_ld, s + off * ld * es, ld, len, p->k, d->sm_count, p->stream);
 }
 
+/* A packed call (pp_packed_plan_of): per chunk, the copy of the packed
+ * operand's chunk into the workspace, then the chunk's GEMM on its rows
+ * (A) or columns (B) of C. One copy buffer: each copy starts after the
+ * previous chunk's GEMM has finished reading it (gs_pack16 launches
+ * without programmatic dependent launch). */
 int run_packed(const gs_problem_t *p, const gs_device_t *d, const PpPlan &pl)
 {
     const size_t oes = gs_dtype_size(p->c_type);
