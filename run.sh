@@ -9,15 +9,17 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 build=${GEMMSHIM_BUILD_DIR:-build}
+. tools/gs_build.sh
+gs_phase "dependencies (tools/ensure-deps.sh)"
 . tools/ensure-deps.sh
-echo "== configuring ($build)"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-# the CUDA kernels take long to compile (a first build ~8 minutes on 2 cores):
+gs_phase "configuring ($build)"
+gs_configure_release "$build" || { echo "run.sh: configuring failed (log: $build/configure.log)" >&2; exit 1; }
+# the CUDA kernels take most of a first build (about 6 minutes on 2 cores):
 # show CMake's progress lines rather than nothing
 if [ -f "$build/libgemmshim.so" ]; then
-  echo "== building (up to date or incremental)"
+  gs_phase "building (up to date or incremental)"
 else
-  echo "== building (the first build takes ~8 minutes on 2 cores; progress below)"
+  gs_phase "building (a first build takes about 6 minutes on 2 cores; progress below)"
 fi
 # (compiler errors and warnings are on stderr, unfiltered)
 if ! cmake --build "$build" -j"$(nproc)" --target gemmshim sample_app sample_calls |
@@ -27,10 +29,10 @@ if ! cmake --build "$build" -j"$(nproc)" --target gemmshim sample_app sample_cal
 fi
 lib=$PWD/$build/libgemmshim.so
 if nvidia-smi -L >/dev/null 2>&1; then
-  echo "== sample_app under gemmshim (GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
+  gs_phase "sample_app under gemmshim (GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
   GEMMSHIM_LOG=stderr LD_PRELOAD=$lib "$build/bin/sample_app"
 else
-  echo "== no GPU here: the shim's decisions against the recording fake cuBLAS"
+  gs_phase "no GPU here: the shim's decisions against the recording fake cuBLAS"
   echo "   (GEMMSHIM_TEST_DEVICE=sm_90:132 pretends an H100; its kernels cannot launch,"
   echo "    so routed calls fall back to the fake, logged)"
   echo "   Expected here, not errors: the lines '... on KERNEL failed (GEMMSHIM_TEST_DEVICE:"
@@ -40,3 +42,4 @@ else
     GEMMSHIM_LOG=stderr LD_LIBRARY_PATH=$PWD/$build/fake LD_PRELOAD=$lib \
     "$build/tests/fake/sample_calls"
 fi
+gs_phases_done

@@ -8,9 +8,11 @@
 # python3-matplotlib where python3 is Debian's, else plots are skipped.
 
 gs_ensure_deps() {
-  local need=() why=() optional=()
+  local need=() why=() optional=() why_optional=()
   # package needed-for
   gs_need() { need+=("$1"); why+=("$2"); }
+  # package wanted-for: installed where possible, never a failure
+  gs_want() { optional+=("$1"); why_optional+=("$2"); }
 
   command -v cmake >/dev/null || gs_need cmake "configuring and building (CMake)"
   command -v bats >/dev/null || gs_need bats "the shell-level test suites (tests/bats)"
@@ -18,6 +20,8 @@ gs_ensure_deps() {
     gs_need libopenblas-dev "the fp64 host reference of the GPU tests and sample_app (static OpenBLAS)"
   command -v readelf >/dev/null || gs_need binutils "readelf, used by the BATS suites"
   command -v pkg-config >/dev/null || gs_need pkg-config "the installed-package test (gemmshim.pc)"
+  command -v ccache >/dev/null ||
+    gs_want ccache "the compiler cache: a rebuild after a change or a clean compiles only what changed"
   command -v python3 >/dev/null ||
     gs_need python3 "bench/table_from_csv.py (routing tables, gemmshim tune) and its tests"
   # the libFuzzer harness: clang and its fuzzer runtime (Debian: libclang-rt-N-dev)
@@ -36,7 +40,7 @@ gs_ensure_deps() {
   fi
   if ! command -v python3 >/dev/null || ! python3 -c 'import matplotlib' 2>/dev/null; then
     if [ $py_is_debian = 1 ] || ! command -v python3 >/dev/null; then
-      optional+=(python3-matplotlib)
+      gs_want python3-matplotlib "gemmshim plot, bench/plot.py and their test"
     else
       echo "ensure-deps: matplotlib not found for $(command -v python3): plots are skipped" \
            "(pip install matplotlib, or apt-get install python3-matplotlib for Debian's python3)"
@@ -62,9 +66,10 @@ gs_ensure_deps() {
     fi
   fi
   if [ $can = 0 ]; then
-    if [ ${#optional[@]} -gt 0 ]; then
-      echo "ensure-deps: matplotlib not found: plots are skipped (pip install matplotlib, or apt-get install python3-matplotlib)"
-    fi
+    local j
+    for j in "${!optional[@]}"; do
+      echo "ensure-deps: ${optional[$j]} not installed (${reason}): without it, no ${why_optional[$j]}"
+    done
     [ ${#need[@]} -gt 0 ] || return 0
     echo "ensure-deps: cannot install (${reason}): install ${need[*]} and run again" >&2
     return 1
@@ -74,8 +79,9 @@ gs_ensure_deps() {
   for i in "${!need[@]}"; do
     echo "ensure-deps: installing ${need[$i]} -> needed for ${why[$i]}"
   done
-  [ ${#optional[@]} -eq 0 ] ||
-    echo "ensure-deps: installing python3-matplotlib -> needed for gemmshim plot, bench/plot.py and their test (optional)"
+  for i in "${!optional[@]}"; do
+    echo "ensure-deps: installing ${optional[$i]} -> for ${why_optional[$i]} (optional)"
+  done
   local log; log=$(mktemp "${TMPDIR:-/tmp}/gemmshim-apt.XXXXXX") || return 1
   export DEBIAN_FRONTEND=noninteractive
   if ! $sudo apt-get update -qq >"$log" 2>&1 ||
@@ -85,11 +91,11 @@ gs_ensure_deps() {
       echo "ensure-deps: apt-get install failed (full log: $log): install ${need[*]} and run again" >&2
       return 1
     fi
-    echo "ensure-deps: python3-matplotlib could not be installed (log: $log): plots are skipped"
+    echo "ensure-deps: ${optional[*]} could not be installed (log: $log): going on without"
     return 0
   fi
   rm -f "$log"
-  if [ ${#optional[@]} -gt 0 ] && ! python3 -c 'import matplotlib' 2>/dev/null; then
+  if [[ " ${optional[*]} " == *" python3-matplotlib "* ]] && ! python3 -c 'import matplotlib' 2>/dev/null; then
     echo "ensure-deps: matplotlib still not found for $(command -v python3): plots are skipped (pip install matplotlib)"
   fi
   return 0

@@ -168,17 +168,14 @@ int launch_layout(const gs_problem_t *p, const gs_device_t *d, const PpPlan &pl)
     return launch_split<Cfg, TIn, TOut, false>(p, d, pl);
 }
 
-template <typename Cfg>
-int launch_types(const gs_problem_t *p, const gs_device_t *d, const PpPlan &pl)
+/* One input type's kernels of one tile configuration: a translation unit
+ * of its own (pingpong_instance.cu). C is the input type or fp32. */
+template <typename Cfg, typename TIn>
+int launch_in(const gs_problem_t *p, const gs_device_t *d, const PpPlan &pl)
 {
-    if (p->a_type == GS_DT_BF16) {
-        if (p->c_type == GS_DT_F32)
-            return launch_layout<Cfg, __nv_bfloat16, float>(p, d, pl);
-        return launch_layout<Cfg, __nv_bfloat16, __nv_bfloat16>(p, d, pl);
-    }
     if (p->c_type == GS_DT_F32)
-        return launch_layout<Cfg, __half, float>(p, d, pl);
-    return launch_layout<Cfg, __half, __half>(p, d, pl);
+        return launch_layout<Cfg, TIn, float>(p, d, pl);
+    return launch_layout<Cfg, TIn, TIn>(p, d, pl);
 }
 
 } // namespace

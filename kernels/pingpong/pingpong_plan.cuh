@@ -23,9 +23,11 @@ constexpr int RASTER_ALL_M_MAX_KBLOCKS = 4;
 /* ... and run the 128x128 tile as Cfg128x128Short. */
 constexpr int SHORT_K_MAX_KBLOCKS = 4;
 
+} // namespace
+
 /* Developer A/B switches and test knobs, GEMMSHIM_DEV_PINGPONG_* (README),
  * set once by the family before its first call (kernels/pingpong/pingpong_family.c,
- * gs_pingpong_set_knobs); these defaults otherwise:
+ * gs_pingpong_set_knobs); the defaults (pingpong_sm90.cu) otherwise:
  * group     the raster group for every call (0: the plan's);
  * defer     0 stores every cooperative tile in line (store_tile) instead
  *           of deferring half of it into the next tile's mainloop
@@ -38,14 +40,23 @@ constexpr int SHORT_K_MAX_KBLOCKS = 4;
  * sk        0: no stream-K; 1: plan_sk's rule; 2: stream-K for every
  *           ragged last wave (the thresholds off; A/B runs); 3: as 2, and
  *           the ragged tiles dealt out alone however short the ranges
- *           (tests: small grids). */
+ *           (tests: small grids).
+ * Outside the anonymous namespace: the family's translation units
+ * (pingpong_sm90.cu, which defines the values, and each pingpong_instance.cu
+ * build) read one set. */
+namespace gs_pp {
 struct pp_knobs {
     int group, defer, max_ctas, sk;
 };
-pp_knobs pp_knob_values = {0, 1, 0, 1};
+extern pp_knobs pp_knob_values;
+} // namespace gs_pp
+
+namespace {
+
+using gs_pp::pp_knobs;
 const pp_knobs &pp_env()
 {
-    return pp_knob_values;
+    return gs_pp::pp_knob_values;
 }
 
 constexpr int SPLIT_MAX = SPLIT_MAX_SLOTS;
@@ -338,6 +349,11 @@ enum PpVariant : int32_t {
 };
 constexpr uint32_t PP_PLAN_TAG = 0x50504c31u; /* "PPL1": a plan pp_plan_of made */
 
+} // namespace
+
+/* Outside the anonymous namespace: the plan crosses from the family's API
+ * translation unit to the instance that launches it (pingpong_instances.h). */
+namespace gs_pp {
 struct PpPlan {
     uint32_t tag;
     int32_t config;      /* gs_pingpong_config_t */
@@ -357,6 +373,11 @@ struct PpPlan {
     int64_t pack_chunk, pack_last, pack_ld;
     uint64_t pack_offset;
 };
+} // namespace gs_pp
+
+namespace {
+
+using gs_pp::PpPlan;
 static_assert(sizeof(PpPlan) <= GS_PLAN_DATA_MAX, "the plan fits gs_plan_t.data");
 
 PpPlan pp_plan_of(const gs_class_t *p, const gs_device_t *d, gs_pingpong_config_t cfg);

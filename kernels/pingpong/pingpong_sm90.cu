@@ -80,34 +80,7 @@
  *   wgmma B = op(A)^T : K-major when trans_a == T, MN-major when trans_a == N
  * (TN, PyTorch's nn.Linear forward, is K-major on both sides.)
  */
-#include <cstdio>
-#include <cstdlib>
-#include <cuda.h> /* CUtensorMap and the driver enums: header only, no libcuda link */
-#include <cudaTypedefs.h>
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
-
-#include <atomic>
-#include <cassert>
-#include <cstring>
-#include <climits>
-#include <type_traits>
-#include <stdint.h>
-
-#include "gs_kernels.h"
-#include "gs_pack.h"
-
-/* The family's pieces, in this order: one translation unit (no relocatable
- * device code), so every kernel compiles as it did in one file. */
-#include "pingpong_config.cuh"
-#include "pingpong_scheduler.cuh"
-#include "pingpong_mainloop.cuh"
-#include "pingpong_epilogue.cuh"
-#include "pingpong_reduce.cuh"
-#include "pingpong_kernel.cuh"
-#include "pingpong_plan.cuh"
-#include "pingpong_launch.cuh"
+#include "pingpong_family.cuh"
 
 /* ---- C API (gs_kernels.h) ---- */
 
@@ -132,9 +105,11 @@ const char *kernel_name_of(const char *base, int splits, bool streamk, int32_t p
 }
 } // namespace
 
+gs_pp::pp_knobs gs_pp::pp_knob_values = {0, 1, 0, 1};
+
 extern "C" void gs_pingpong_set_knobs(int group, int defer, int max_ctas, int sk)
 {
-    pp_knob_values = pp_knobs{group, defer, max_ctas, sk};
+    gs_pp::pp_knob_values = pp_knobs{group, defer, max_ctas, sk};
 }
 
 extern "C" int gs_pingpong_can_implement(const gs_class_t *p, const gs_device_t *d,
@@ -260,14 +235,17 @@ extern "C" void gs_pingpong_plan(const gs_problem_t *p, const gs_device_t *d, gs
 
 namespace {
 
+/* The plan's instance (pingpong_instances.h): its variant, and A's type
+ * (bf16, else fp16: can_implement took no other). */
 int launch_variant(const gs_problem_t *p, const gs_device_t *d, const PpPlan &pl)
 {
-    switch (pl.variant) {
-    case PP_V256: return launch_types<Cfg256x128>(p, d, pl);
-    case PP_V192: return launch_types<Cfg192x128>(p, d, pl);
-    case PP_V128_SHORT: return launch_types<Cfg128x128Short>(p, d, pl);
-    default: return launch_types<Cfg128x128>(p, d, pl);
-    }
+    const int in = p->a_type == GS_DT_BF16 ? GS_DT_BF16 : GS_DT_F16;
+#define GS_PP_LAUNCH_IF(v, in_dtype)                                                               \
+    if (pl.variant == (v) && in == (in_dtype))                                                     \
+        return pp_launch_instance<v, in_dtype>(p, d, pl);
+    GS_PP_INSTANCES(GS_PP_LAUNCH_IF)
+#undef GS_PP_LAUNCH_IF
+    return (int)cudaErrorInvalidValue; /* not a variant pp_plan_of plans */
 }
 
 /* The chunk [off, off + len) of an operand stored with `ld`, into copy with
