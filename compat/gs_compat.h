@@ -28,7 +28,7 @@ typedef struct gs_handle_state {
 } gs_handle_state_t;
 
 /* The real cuBLAS's handle getters. The shim finds the real library
- * (shim/gs_real.h) and passes them in; NULL where it has none. */
+ * (shim/base/gs_real.h) and passes them in; NULL where it has none. */
 typedef struct gs_handle_getters {
     cublasStatus_t (*get_stream)(cublasHandle_t, cudaStream_t *);
     cublasStatus_t (*get_pointer_mode)(cublasHandle_t, cublasPointerMode_t *);

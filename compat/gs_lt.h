@@ -26,7 +26,7 @@ typedef struct gs_lt_args {
 } gs_lt_args_t;
 
 /* The real cuBLASLt's attribute getters. The shim finds the real library
- * (shim/gs_real.h) and passes them in; NULL where it has none. */
+ * (shim/base/gs_real.h) and passes them in; NULL where it has none. */
 typedef struct gs_lt_getters {
     cublasStatus_t (*desc_get)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, void *,
                                size_t, size_t *);

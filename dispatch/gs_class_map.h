@@ -1,6 +1,6 @@
 /* A fixed-size table of per-class entries, keyed by a call's class and a
- * device ordinal: the tuner's signatures (shim/gs_tune.c) and the cuBLASLt
- * family's descriptors (shim/gs_lt_algos.c) are found this way. An entry is
+ * device ordinal: the tuner's signatures (shim/tune/gs_tune.c) and the cuBLASLt
+ * family's descriptors (shim/tune/gs_lt_algos.c) are found this way. An entry is
  * the caller's struct whose first member is a gs_class_key_t; the table
  * holds pointers and never frees them (plans may point at entries). Not
  * thread-safe: the caller holds its own lock. Pure C. */

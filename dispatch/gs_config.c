@@ -236,7 +236,7 @@ int gs_parse_plugin_list(const char *v, char (*paths)[GS_PATH_MAX], char *msg, s
 static void parse_plugins(gs_config_t *c, const char *v)
 {
     /* validated here; the libraries are loaded by the shim before this
-     * parse (shim/gs_plugin.c) */
+     * parse (shim/plugins/gs_plugin.c) */
     char msg[128];
     if (v && gs_parse_plugin_list(v, NULL, msg, sizeof msg) < 0)
         reject(c, "%s", msg);
@@ -299,7 +299,7 @@ static void parse_test_device(gs_config_t *c, const char *v)
 }
 
 /* "workspace,launch": the shim's own device calls that fail on purpose
- * (fault-injection tests; shim/gs_hooks.h). */
+ * (fault-injection tests; shim/base/gs_hooks.h). */
 static void parse_test_faults(gs_config_t *c, const char *v)
 {
     static const struct {

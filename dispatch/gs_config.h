@@ -32,7 +32,7 @@ typedef enum gs_policy { GS_POLICY_TABLE = 0, GS_POLICY_ELIGIBLE } gs_policy_t;
 /* off: no tuned routing (the default: a plain run is deterministic);
  * online: each new call signature is served by cuBLAS as called while its
  *         candidates are timed on the application's stream, then by the
- *         winner (shim/gs_tune.h); decisions go to GEMMSHIM_TUNE_CACHE;
+ *         winner (shim/tune/gs_tune.h); decisions go to GEMMSHIM_TUNE_CACHE;
  * cache: decisions are read from GEMMSHIM_TUNE_CACHE, nothing is tuned. */
 typedef enum gs_tune_mode { GS_TUNE_OFF = 0, GS_TUNE_ONLINE, GS_TUNE_CACHE } gs_tune_mode_t;
 
@@ -55,7 +55,7 @@ typedef struct gs_tune_config {
     size_t scratch_cap;            /* GEMMSHIM_TUNE_SCRATCH_MB: scratch per signature, bytes */
 } gs_tune_config_t;
 
-/* Fault injection at the shim's own device calls (shim/gs_hooks.h). */
+/* Fault injection at the shim's own device calls (shim/base/gs_hooks.h). */
 enum {
     GS_FAULT_DEVICE = 1u << 0,    /* the device query fails */
     GS_FAULT_WORKSPACE = 1u << 1, /* the workspace allocation fails */

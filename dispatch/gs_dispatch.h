@@ -31,7 +31,7 @@ typedef struct gs_decision {
                                   for a tuned decision, its measured gain */
     int tuned;                 /* decided by tuning (GEMMSHIM_TUNE) */
     int tune_pending;          /* GEMMSHIM_TUNE=online, not decided yet: forwarded
-                                  while the tuner times candidates (shim/gs_tune.h) */
+                                  while the tuner times candidates (shim/tune/gs_tune.h) */
     char reason[112];          /* why this route: one line, for logs */
 } gs_decision_t;
 

@@ -67,8 +67,8 @@ typedef struct gs_plan {
  * workspace_bytes (p->workspace NULL, p->workspace_size short, or the
  * buffer not 16-byte aligned): cudaErrorMemoryAllocation, with nothing
  * enqueued, so the caller forwards the call to cuBLAS. Every family gives
- * it, the built-in ones, cuBLASLt's algorithms (shim/gs_lt_algos.c) and
- * plugins (the adapter answers for them, shim/gs_plugin.c). */
+ * it, the built-in ones, cuBLASLt's algorithms (shim/tune/gs_lt_algos.c) and
+ * plugins (the adapter answers for them, shim/plugins/gs_plugin.c). */
 enum { GS_RUN_NO_WORKSPACE = 2 /* cudaErrorMemoryAllocation */ };
 
 /* 1 when p's workspace holds what plan asks for (gs_plan_t.workspace_bytes). */

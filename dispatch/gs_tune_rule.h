@@ -1,11 +1,11 @@
 /* Online tuning of one call signature, as numbers: its candidates, the
  * paired timings each has collected against cuBLAS as the application
  * called it, and the rule that decides. Pure C: the GPU side
- * (shim/gs_tune.c) enqueues the pairs and feeds the times in; the unit tests
+ * (shim/tune/gs_tune.c) enqueues the pairs and feeds the times in; the unit tests
  * feed synthetic ones.
  *
  * A pair is one candidate and cuBLAS-as-called run back to back on the same
- * inputs, L2 flushed before each side (shim/gs_tune.c), so both read their
+ * inputs, L2 flushed before each side (shim/tune/gs_tune.c), so both read their
  * operands from memory, as a call between a model's other kernels mostly
  * does. A pair's sample is log(t_cublas / t_cand) of its own two times (> 0:
  * the candidate is faster): the GPU's clock, which drifts between pairs by

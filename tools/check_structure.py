@@ -30,6 +30,15 @@
    includes itself): each header's dependencies stay a tree a reader can
    follow from the bottom.
 
+4. shim/ by role: every file of shim/ lies in one of its folders
+   (SHIM_FOLDERS, top down: face, serve, tune, observe, plugins, base), and
+   a folder includes headers of its own or lower folders only.
+   KNOWN_SHIM_UP lists the inclusions that go up, each with why; as for
+   rule 2, a new one fails and one that is gone must be taken off. Calls
+   that reach a folder above through a table of function pointers (the
+   real cuBLAS's entry points, which the application's calls come in
+   through at face/) are not inclusions: that is the way down.
+
 usage: tools/check_structure.py [SOURCE_DIR]      exit 0 clean, 1 violations
 """
 import os
@@ -48,6 +57,23 @@ SOURCE_EXT = (".c", ".h", ".cu", ".cuh", ".in")
 # (none today: compat/ takes the real libraries' getters as function pointers
 # from shim/, and the call descriptor and cuBLAS's types live in compat/)
 KNOWN_UP = {}
+
+# shim/'s folders, top down (docs/DESIGN.md, "The shim by role"): the
+# cuBLAS face, serving, tuning, observing, plugins, and the base they all use.
+SHIM_FOLDERS = ("face", "serve", "tune", "observe", "plugins", "base")
+# (including file, included header): why it still goes up a folder
+KNOWN_SHIM_UP = {
+    ("shim/base/gs_state.c", "gs_lt_algos.h"):
+        "the lazy start-up (first call, pthread_once) registers the cuBLASLt "
+        "family before GEMMSHIM_KERNELS is parsed against the registry",
+    ("shim/base/gs_state.c", "gs_plugin.h"):
+        "the start-up loads plugins before GEMMSHIM_KERNELS is parsed (their "
+        "names are in the registry it is read against) and reports them",
+    ("shim/base/gs_state.c", "gs_log.h"):
+        "the start-up opens the log and registers its summary at exit",
+    ("shim/base/gs_state.c", "gs_timing.h"):
+        "the summary at exit first collects the GPU times still pending",
+}
 
 
 def strip_comments(text):
@@ -216,6 +242,49 @@ def check_layers(root):
     return problems
 
 
+def shim_folder_of(rel):
+    """Index of rel's shim folder in SHIM_FOLDERS (0 = top), or None."""
+    parts = rel.split("/")
+    if len(parts) >= 3 and parts[0] == "shim" and parts[1] in SHIM_FOLDERS:
+        return SHIM_FOLDERS.index(parts[1])
+    return None
+
+
+def check_shim_folders(root):
+    problems, seen_up = [], set()
+    where = {}
+    for rel, _ in sources(root, ["shim"]):
+        if shim_folder_of(rel) is None:
+            problems.append(f"{rel}: shim/ files lie in its role folders "
+                            f"({', '.join(SHIM_FOLDERS)}), not at its root or elsewhere")
+        elif rel.endswith(".h"):
+            name = os.path.basename(rel)
+            if name in where:
+                problems.append(f"{rel}: a second {name} in shim/ ({where[name]}): header "
+                                "names are unique (the include path holds every folder)")
+            where.setdefault(name, rel)
+    for rel, path in sources(root, ["shim"]):
+        mine = shim_folder_of(rel)
+        if mine is None:
+            continue
+        for m in re.finditer(r'^\s*#\s*include\s+"([^"]+)"', open(path, errors="replace").read(),
+                             re.M):
+            inc = os.path.basename(m.group(1))
+            target = where.get(inc)
+            theirs = shim_folder_of(target) if target else None
+            if theirs is None or theirs >= mine:
+                continue
+            if (rel, inc) in KNOWN_SHIM_UP:
+                seen_up.add((rel, inc))
+                continue
+            problems.append(f"{rel}: includes {target}, a folder above it (shim/ top down: "
+                            f"{', '.join(SHIM_FOLDERS)})")
+    for key in sorted(set(KNOWN_SHIM_UP) - seen_up):
+        problems.append(f"{key[0]} no longer includes {key[1]}: take it off KNOWN_SHIM_UP "
+                        "in tools/check_structure.py")
+    return problems
+
+
 def header_graph(root):
     """{header path: [header paths it includes]}, quoted includes resolved by
     file name as the build's include directories resolve them."""
@@ -258,12 +327,14 @@ def check_cycles(root):
 
 def main(argv):
     root = os.path.abspath(argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
-    problems = check_families(root) + check_layers(root) + check_cycles(root)
+    problems = (check_families(root) + check_layers(root) + check_cycles(root) +
+                check_shim_folders(root))
     for p in problems:
         print(p)
     names, _ = family_names(root)
     print(f"check_structure: {len(problems)} problems ({len(names)} family and configuration "
-          f"names; {len(KNOWN_UP)} known inclusions that go up a layer)")
+          f"names; {len(KNOWN_UP)} known inclusions that go up a layer, "
+          f"{len(KNOWN_SHIM_UP)} up a shim/ folder)")
     return 1 if problems else 0
 
 

@@ -33,7 +33,7 @@
  *                          plan->workspace_bytes. *_run is can_implement,
  *                          *_plan and *_run_plan in one (the direct tests).
  *
- * Workspace contract (shim/gs_workspace.c): one buffer per (device, stream),
+ * Workspace contract (shim/base/gs_workspace.c): one buffer per (device, stream),
  * reused by consecutive calls on that stream, so kernels on one stream never
  * share it concurrently; 256-byte aligned. Its first GS_WS_FLAG_BYTES are
  * semaphores/counters: zero when allocated, and every kernel that uses them

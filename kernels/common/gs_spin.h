@@ -1,5 +1,5 @@
 /* A kernel that keeps the GPU busy for a given time (the tuner's timing
- * pairs, shim/gs_tune.c): enqueued ahead of a pair, it lets the host queue
+ * pairs, shim/tune/gs_tune.c): enqueued ahead of a pair, it lets the host queue
  * both sides before either starts, so the events between them time the
  * GPU's work, not the host's launch gaps or lazy module loading. */
 #ifndef GS_SPIN_H

@@ -20,7 +20,7 @@ setup() { common_setup; }
 
 @test "libgemmshim.so exports exactly the intercepted cuBLAS entry points, the C API and dlsym" {
     # The specification: change it only together with the entry-point list
-    # (shim/gs_entry_points.h) or the C API (include/gemmshim.h).
+    # (shim/base/gs_entry_points.h) or the C API (include/gemmshim.h).
     expected="gemmshim_get_kernels
 gemmshim_get_mode
 gemmshim_get_resources

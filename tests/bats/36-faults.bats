@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # GEMMSHIM_TEST_FAULTS: the shim's own device calls fail on purpose, through
-# the one hook point (shim/gs_hooks.h). Without a GPU, on a simulated H100:
+# the one hook point (shim/base/gs_hooks.h). Without a GPU, on a simulated H100:
 # a failed device query forwards every call with that reason, a failed
 # launch falls back to cuBLAS, once logged; every call reaches the fake
 # exactly once with its status. (The workspace and scratch faults need a

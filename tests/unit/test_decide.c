@@ -1,4 +1,4 @@
-/* gs_decide (shim/gs_decide.c): the per-thread decision cache answers exactly
+/* gs_decide (shim/serve/gs_decide.c): the per-thread decision cache answers exactly
  * what gs_dispatch answers, for repeated and for changed problems, and
  * forgets what a table load or a routing change made stale. */
 #include "gs_decide.h"

@@ -1,5 +1,5 @@
-/* The ab report's per-process naming (shim/gs_report.c) and the sink's path
- * expansion (shim/gs_sink.c): without a GPU the shim never takes A/B turns
+/* The ab report's per-process naming (shim/observe/gs_report.c) and the sink's path
+ * expansion (shim/base/gs_sink.c): without a GPU the shim never takes A/B turns
  * (test devices skip them), so the writer is called directly here, and
  * through gs_log_ab_report from a forked child as a second process would. */
 #define _GNU_SOURCE /* mkdtemp */

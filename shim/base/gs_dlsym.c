@@ -1,5 +1,5 @@
 /* The system's dlsym, for the shim's own look-ups and for the interposer
- * (shim/gs_dlsym_export.c), found by symbol version past the shim.
+ * (shim/face/gs_dlsym_export.c), found by symbol version past the shim.
  *
  * About the interposer: opt-in interception of dlsym (GEMMSHIM_DLSYM=1).
  *

@@ -1,5 +1,5 @@
 /* cuBLASLt's own algorithms as a kernel family chosen only by tuning
- * (shim/gs_lt_algos.c); added to the registry at start-up. */
+ * (shim/tune/gs_lt_algos.c); added to the registry at start-up. */
 #ifndef GS_LT_ALGOS_H
 #define GS_LT_ALGOS_H
 

@@ -4,8 +4,8 @@
  * CUBLASLT), params its prototype's parameter list, args the same names as a
  * call's argument list. Every entry returns cublasStatus_t. Expanded into:
  *   - the real-function table and the names looked up in the real library
- *     (shim/gs_real.h, shim/gs_real.c),
- *   - the linker's export list (shim/exports.map.in),
+ *     (shim/base/gs_real.h, shim/base/gs_real.c),
+ *   - the linker's export list (shim/face/exports.map.in),
  *   - the forwarding tests (tests/fake).
  * Adding an entry point: one line here plus its typed wrapper in
  * shim/gs_exports.c.

@@ -1,5 +1,5 @@
 /* The C control API's exported names (include/gemmshim.h), one list for the
- * export map (shim/exports.map.in) and the tests. */
+ * export map (shim/face/exports.map.in) and the tests. */
 #ifndef GS_API_NAMES_H
 #define GS_API_NAMES_H
 

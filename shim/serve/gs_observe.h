@@ -1,11 +1,11 @@
-/* Observers of serving. The pipeline (shim/gs_serve.c) serves a call:
+/* Observers of serving. The pipeline (shim/serve/gs_serve.c) serves a call:
  *
  *   describe -> checks -> decide (with the tuner's hook) -> plan ->
  *   workspace -> A/B turn -> run -> fallback
  *
  * and the log, the statistics, verification, timing, the A/B report and
  * gemmshim_last_route watch it at fixed points, through one list
- * (shim/gs_observers.c). At each point every observer that has a callback
+ * (shim/serve/gs_observers.c). At each point every observer that has a callback
  * for it is called, in the list's order. Observers never change how a call
  * is served; what they need to know (measure this call? compare it with
  * cuBLAS? whose A/B turn is it?) the pipeline decides and writes in the

@@ -1,6 +1,6 @@
 /* The exported dlsym: GEMMSHIM_DLSYM=1 answers look-ups of intercepted
  * names on a cuBLAS(Lt) handle with the shim's entry points; see
- * shim/gs_dlsym.c for why every pass-through is a tail call. */
+ * shim/base/gs_dlsym.c for why every pass-through is a tail call. */
 #define _GNU_SOURCE
 #include "gs_dlsym.h"
 #include "gs_cublas.h"

@@ -13,7 +13,7 @@
 #define _GNU_SOURCE
 #include "gs_real.h"
 #include "gs_dlsym.h"
-#include "gs_log.h"
+#include "gs_sink.h"
 #include "gs_state.h"
 
 #include <dlfcn.h>

@@ -29,7 +29,7 @@ uint64_t gs_plugins_key(void);
  * counts as a failure, and the first time is said once per plugin. */
 int gs_plugin_reentered(void);
 
-/* C++ exceptions stop here (shim/gs_plugin_call.cpp): each calls fn and
+/* C++ exceptions stop here (shim/plugins/gs_plugin_call.cpp): each calls fn and
  * sets *threw (and returns 0) when an exception escaped it. */
 struct gemmshim_plugin_problem;
 struct gemmshim_plugin_device;

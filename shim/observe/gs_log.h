@@ -26,7 +26,7 @@ void gs_log_call(const gs_problem_t *p, const gs_decision_t *dec, const char *ke
  * and said once per distinct kernel and error. */
 void gs_log_fallback(const gs_problem_t *p, const char *kernel, const char *error);
 
-/* GPU time of one call, measured with events (shim/gs_timing.c). */
+/* GPU time of one call, measured with events (shim/observe/gs_timing.c). */
 /* tuned: the call was routed (or forwarded) by a tuned decision; the
  * summary then gives the share of GPU time such calls took. */
 void gs_log_add_time(gs_route_t route, int tuned, double ms);
