@@ -26,13 +26,13 @@ setup() {
     grep -q 'GEMMSHIM_KERNELS_FROM=\$kernels' "$SHIM_SOURCE_DIR/test.sh"
 }
 
-# A configure of the project, its output in $output: the guards fail at
-# configure time, before anything compiles.
+# A configure of the project, its output in $output with CMake's line
+# wrapping undone: the guards fail at configure time, before anything compiles.
 configure() {
     run --separate-stderr cmake -S "$SHIM_SOURCE_DIR" -B "$BATS_TEST_TMPDIR/b" \
         -DCMAKE_BUILD_TYPE=Release -DGEMMSHIM_BUILD_TESTS=OFF -DGEMMSHIM_BUILD_BENCH=OFF \
         -DGEMMSHIM_BUILD_EXAMPLES=OFF "$@"
-    output="$output$stderr"
+    output=$(printf '%s %s' "$output" "$stderr" | tr -s ' \n' '  ')
 }
 
 @test "configure: GEMMSHIM_KERNELS_FROM without kernel objects is refused" {
