@@ -87,15 +87,18 @@ typedef struct gemmshim_stats {
 int gemmshim_get_stats(gemmshim_stats_t *out);
 
 /* The shim's own device resources, for leak checks: each is bounded and
- * reused, so after a warm-up they stay where they are. The caller sets
- * `size` to sizeof(gemmshim_resources_t); fields past it are not written (so
- * the struct can grow). */
+ * reused. Workspaces stay where a warm-up left them; the timing pool's
+ * events are its high-water mark of calls timed at once (how far the host
+ * ran ahead of the GPU), which a later stretch can raise, never past
+ * timing_events_max. The caller sets `size` to sizeof(gemmshim_resources_t);
+ * fields past it are not written (so the struct can grow). */
 typedef struct gemmshim_resources {
     size_t size;
     uint64_t workspace_buffers; /* split-K workspaces: one per device, stream and thread */
     uint64_t workspace_bytes;
     uint64_t timing_events;     /* CUDA events of the log's timing (a pool, reused) */
     uint64_t verify_in_flight;  /* verify comparisons enqueued, verdict not yet read */
+    uint64_t timing_events_max; /* the timing pool's bound */
 } gemmshim_resources_t;
 int gemmshim_get_resources(gemmshim_resources_t *out);
 void gemmshim_reset_stats(void);

@@ -115,6 +115,7 @@ GS_API int gemmshim_get_resources(gemmshim_resources_t *out)
     r.workspace_buffers = (uint64_t)buffers;
     r.workspace_bytes = bytes;
     r.timing_events = gs_timing_events();
+    r.timing_events_max = gs_timing_events_max();
     r.verify_in_flight = gs_verify_in_flight();
     const size_t n = out->size < sizeof r ? out->size : sizeof r;
     r.size = n;

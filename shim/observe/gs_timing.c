@@ -135,6 +135,11 @@ void gs_timing_flush(void)
     pthread_mutex_unlock(&lock);
 }
 
+unsigned gs_timing_events_max(void)
+{
+    return 2 * SLOTS;
+}
+
 unsigned gs_timing_events(void)
 {
     pthread_mutex_lock(&lock);

@@ -18,6 +18,8 @@ void gs_timing_cancel(int slot);
 
 /* CUDA events the pool holds now. */
 unsigned gs_timing_events(void);
+/* The pool's bound: gs_timing_events() never exceeds it. */
+unsigned gs_timing_events_max(void);
 
 /* Collect every finished measurement, waiting for those still in flight
  * (at exit only). */

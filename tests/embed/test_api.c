@@ -191,6 +191,7 @@ int main(void)
     CHECK(res.size == sizeof res);
     CHECK(res.workspace_buffers == 0 && res.workspace_bytes == 0);
     CHECK(res.timing_events == 0 && res.verify_in_flight == 0);
+    CHECK(res.timing_events_max == 512); /* 256 timing slots of two events */
     memset(&res, 0xab, sizeof res);
     res.size = offsetof(gemmshim_resources_t, timing_events); /* an older, smaller struct */
     CHECK(gemmshim_get_resources(&res) == GEMMSHIM_OK);
