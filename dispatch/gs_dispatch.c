@@ -62,16 +62,34 @@ int gs_candidate_takes(const gs_routing_t *r, int cand, const gs_family_t *f, in
            (!c->sm_count_target || f->honours_sm_count_target);
 }
 
+const char *gs_prior_text(const gs_decision_t *prior, const gs_problem_t *p,
+                          const gs_device_t *d, char *buf, size_t size)
+{
+    if (!prior->family) {
+        snprintf(buf, size, GS_TUNED_CUBLAS);
+        return buf;
+    }
+    char config[sizeof ((gs_tuned_t *)0)->config];
+    snprintf(buf, size, "%s/%s", prior->family->name,
+             gs_family_config_text(prior->family, p, d, prior->config, config, sizeof config));
+    return buf;
+}
+
 /* The tuned decision for p's class, when there is one that still holds:
- * 1 and *dec; 0 (the prior decides). */
+ * 1 and *dec; 0 (none, or no longer available here); -1 (decided against
+ * another prior: a table or policy since changed). In the last two the
+ * prior decides. */
 static int tuned_decision(const gs_problem_t *p, const gs_device_t *d, const gs_routing_t *c,
-                          gs_decision_t *dec)
+                          const gs_decision_t *prior, gs_decision_t *dec)
 {
     gs_tuned_t t;
+    char now[sizeof t.prior];
     if (!gs_tuned_find(&p->cls, &t))
         return 0;
+    if (!gs_tuned_prior_matches(&t, gs_prior_text(prior, p, d, now, sizeof now)))
+        return -1;
     if (!strcmp(t.family, GS_TUNED_CUBLAS)) {
-        *dec = forward("tuned: cuBLAS as called is fastest (%d pairs per candidate)", t.pairs);
+        *dec = forward("tuned: cuBLAS as called (%.3fx the prior)", t.vs_prior);
         dec->tuned = 1;
         return 1;
     }
@@ -79,10 +97,11 @@ static int tuned_decision(const gs_problem_t *p, const gs_device_t *d, const gs_
     const int config = f ? gs_family_config_from_text(f, p, d, t.config) : -1;
     const int cand = f && config >= 0 ? gs_candidate_of(f, config) : -1;
     if (!gs_candidate_takes(c, cand, f, config, &p->cls, d))
-        return 0; /* no longer available here: the prior decides */
+        return 0;
     gs_decision_t r = {gs_route_of(f), f, config, t.gain, 1, 0, ""};
-    snprintf(r.reason, sizeof r.reason, "tuned: %.3fx cuBLAS as called (lower 95%% bound %.3f)",
-             t.gain, t.lo95);
+    snprintf(r.reason, sizeof r.reason,
+             "tuned: %.3fx cuBLAS as called (lower 95%% bound %.3f), %.3fx the prior", t.gain,
+             t.lo95, t.vs_prior);
     *dec = r;
     return 1;
 }
@@ -91,16 +110,28 @@ gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_
 {
     if (c->mode == GS_MODE_OFF)
         return forward("GEMMSHIM_MODE=off");
-    if (c->tune != GS_TUNE_OFF && d->present) {
-        gs_decision_t dec;
-        if (tuned_decision(p, d, c, &dec))
-            return dec;
-        if (c->tune == GS_TUNE_ONLINE) {
-            dec = forward("tuning: cuBLAS as called until decided");
-            dec.tune_pending = 1;
-            return dec;
-        }
+    const gs_decision_t prior = gs_dispatch_prior(p, d, c);
+    if (c->tune == GS_TUNE_OFF || !d->present)
+        return prior;
+    gs_decision_t dec;
+    const int tuned = tuned_decision(p, d, c, &prior, &dec);
+    if (tuned > 0)
+        return dec;
+    if (c->tune == GS_TUNE_ONLINE) {
+        dec = forward(tuned < 0 ? "tuning again (decided against another prior): cuBLAS as "
+                                  "called until decided"
+                                : "tuning: cuBLAS as called until decided");
+        dec.tune_pending = 1;
+        return dec;
     }
+    return prior;
+}
+
+gs_decision_t gs_dispatch_prior(const gs_problem_t *p, const gs_device_t *d,
+                                const gs_routing_t *c)
+{
+    if (c->mode == GS_MODE_OFF)
+        return forward("GEMMSHIM_MODE=off");
     const char *why = never_routed(p);
     if (why)
         return forward("%s", why);

@@ -40,6 +40,17 @@ typedef struct gs_decision {
 
 gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_routing_t *c);
 
+/* The prior: what gs_dispatch decides for p with no tuned decision (the
+ * routing table's or the policy's choice, or forwarding), whatever c->tune
+ * says. What a tuned decision has to beat (dispatch/gs_tune_rule.h). */
+gs_decision_t gs_dispatch_prior(const gs_problem_t *p, const gs_device_t *d,
+                                const gs_routing_t *c);
+
+/* A prior as the tune cache records it: "cublas" where it forwards, else
+ * "family/configuration" (the configuration as the family writes it). */
+const char *gs_prior_text(const gs_decision_t *prior, const gs_problem_t *p,
+                          const gs_device_t *d, char *buf, size_t size);
+
 /* "forward", "quick_return", or the family's name */
 const char *gs_route_name(gs_route_t r);
 gs_route_t gs_route_of(const gs_family_t *f);

@@ -1,8 +1,9 @@
 /* Online tuning of one call signature, as numbers: its candidates, the
  * paired timings each has collected against cuBLAS as the application
- * called it, and the rule that decides. Pure C: the GPU side
- * (shim/tune/gs_tune.c) enqueues the pairs and feeds the times in; the unit tests
- * feed synthetic ones.
+ * called it, the budgets, the rule that decides, and the signature's
+ * progress as text (what the tune cache keeps between processes). Pure C:
+ * the GPU side (shim/tune/gs_tune.c) enqueues the pairs and feeds the times in;
+ * the unit tests feed synthetic ones.
  *
  * A pair is one candidate and cuBLAS-as-called run back to back on the same
  * inputs, L2 flushed before each side (shim/tune/gs_tune.c), so both read their
@@ -12,13 +13,23 @@
  * more than most gains, is the same for both. Pairs alternate their order,
  * and the statistic's samples are order-balanced: sample k is the mean of
  * the k-th candidate-first and the k-th cuBLAS-first pair's, so what the
- * flush leaves of a position effect cancels. A candidate wins only when the
- * lower 95% bound (Student's t) of the mean of those samples, over at least
- * min_pairs pairs, exceeds log(win_ratio); of several winners the one with
- * the highest mean is taken. Otherwise the signature stays with cuBLAS as
- * called. */
+ * flush leaves of a position effect cancels.
+ *
+ * The incumbent is the prior: the route the shim takes for the signature
+ * untuned (the routing table's or the policy's choice, itself one of the
+ * candidates, or cuBLAS as called where it forwards). A challenger (another
+ * candidate, or cuBLAS as called when the prior is a kernel) replaces it
+ * only when the lower 95% bound of its speed ratio over the prior, over at
+ * least min_pairs pairs of each, exceeds win_ratio; of several the one with
+ * the highest mean is taken; otherwise, ties included, the prior is kept.
+ * Candidate against prior is derived from the two candidates' samples
+ * against cuBLAS (each drift-free within its pairs): the difference of
+ * their means with Welch's standard error and degrees of freedom; against
+ * cuBLAS itself (mean 0, no variance) that is Student's one-sample bound. */
 #ifndef GS_TUNE_RULE_H
 #define GS_TUNE_RULE_H
+
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +38,7 @@ extern "C" {
 enum {
     GS_TUNE_CANDS_MAX = 32,
     GS_TUNE_PAIRS_MAX = 64,
+    GS_TUNE_CUBLAS = -1, /* "candidate" index of cuBLAS as the application called it */
 };
 
 typedef enum gs_tune_cand_state {
@@ -43,23 +55,32 @@ typedef struct gs_tune_cand {
     int checked;  /* its first result was compared with cuBLAS's and agreed */
     int enqueued; /* pairs enqueued, their times not all in yet */
     int n;        /* pairs whose times are in */
-    int timed;    /* timed pairs enqueued so far (their order alternates with it) */
+    int timed_cand_first, timed_cublas_first; /* timed pairs enqueued of each order */
     double log_ratio[GS_TUNE_PAIRS_MAX];  /* every pair's, in order (pruning) */
+    char first[GS_TUNE_PAIRS_MAX];        /* and its order: 'c' candidate first, 'r' cuBLAS */
     double cand_first[GS_TUNE_PAIRS_MAX]; /* log ratios of the candidate-first pairs */
     double cublas_first[GS_TUNE_PAIRS_MAX]; /* ... and of the cuBLAS-first ones */
     int n_cand_first, n_cublas_first;
 } gs_tune_cand_t;
 
+/* The budgets are in work done, never in calls: a call that finds no room
+ * for a pair (pairs still in flight, no event or comparison slot) costs the
+ * signature nothing. max_pairs and max_gpu_ms carry over between processes
+ * with the signature's progress; max_idle_calls is the guard against a
+ * process that can never enqueue a pair (then the signature is decided on
+ * what it has). */
 typedef struct gs_tune_limits {
     int min_pairs;      /* pairs per candidate before it can win */
-    double win_ratio;   /* the lower bound must exceed this (1.01) */
+    double win_ratio;   /* the lower bound over the prior must exceed this (1.01) */
     double prune_ratio; /* after prune_after pairs, a mean below this drops it */
     int prune_after;
-    int max_calls;      /* calls of the signature that may carry tuning work */
+    int max_pairs;      /* pairs enqueued for the signature (warm-ups and dropped ones too) */
     double max_gpu_ms;  /* GPU time the signature's pairs may take */
+    int max_idle_calls; /* consecutive calls in one process that carried no pair */
 } gs_tune_limits_t;
 
-/* The defaults: 10 pairs, 1.01, prune below 0.85 after 3, 400 calls, 2 s. */
+/* The defaults: 10 pairs, 1.01, prune below 0.85 after 3, 512 pairs, 2 s,
+ * 10000 idle calls. */
 gs_tune_limits_t gs_tune_default_limits(void);
 /* The same with min_pairs pairs per candidate (GEMMSHIM_TUNE_PAIRS), an odd
  * count rounded up: the samples take one pair of each order. */
@@ -68,22 +89,38 @@ gs_tune_limits_t gs_tune_default_limits_for(int min_pairs);
 typedef struct gs_tune_sig {
     gs_tune_cand_t cand[GS_TUNE_CANDS_MAX];
     int n_cand;
+    int prior;       /* the candidate that is the prior, or GS_TUNE_CUBLAS */
     int next;        /* round-robin position */
-    int calls;       /* calls that carried tuning work */
-    double gpu_ms;   /* GPU time of the pairs so far (both sides) */
+    int calls;       /* calls that carried at least one pair */
+    int idle;        /* calls since the last that carried one */
+    int pairs;       /* pairs enqueued (the pair budget) */
+    double gpu_ms;   /* GPU time of the pairs so far (both sides, flushes, spin) */
 } gs_tune_sig_t;
 
-/* Empty signature; candidates are added with gs_tune_add (-1 when full). */
+/* Empty signature, the prior cuBLAS as called; candidates are added with
+ * gs_tune_add (-1 when full). */
 void gs_tune_init(gs_tune_sig_t *s);
 int gs_tune_add(gs_tune_sig_t *s, int family, int config);
+/* Candidate `cand` is the prior: it is the incumbent, and never pruned. */
+void gs_tune_set_prior(gs_tune_sig_t *s, int cand);
 
-/* The candidate whose next pair should be enqueued (round robin over those
- * still needing pairs), or -1 when none needs one now. */
-int gs_tune_next(gs_tune_sig_t *s, const gs_tune_limits_t *lim);
+/* The candidate whose pair goes next (round robin over those still needing
+ * pairs), or -1 when none needs one now. Nothing moves until
+ * gs_tune_enqueued says the pair was enqueued. */
+int gs_tune_next(const gs_tune_sig_t *s, const gs_tune_limits_t *lim);
 
 /* The order of the candidate's next timed pair (1: the candidate runs
- * first), counted as enqueued. */
-int gs_tune_order(gs_tune_sig_t *s, int cand);
+ * first): the order it has fewer of. */
+int gs_tune_order(const gs_tune_sig_t *s, int cand);
+
+/* A pair of the candidate is on the GPU: the rotation moves past it, the
+ * pair budget is charged. order: 1 or 0 for a timed pair (as
+ * gs_tune_order said), -1 for one whose times are not used (a warm-up). */
+void gs_tune_enqueued(gs_tune_sig_t *s, int cand, int order);
+
+/* The end of one call: `pairs` of them enqueued in it. A call with none
+ * costs nothing (it only counts toward max_idle_calls). */
+void gs_tune_call_done(gs_tune_sig_t *s, int pairs);
 
 /* A pair's times (milliseconds) and its order; a non-positive time drops
  * the pair. */
@@ -94,14 +131,40 @@ void gs_tune_add_pair(gs_tune_sig_t *s, int cand, double t_cublas, double t_cand
  * pairs (and none in flight), or a budget is spent. */
 int gs_tune_done(const gs_tune_sig_t *s, const gs_tune_limits_t *lim);
 
-/* The winning candidate's index, or -1 (cuBLAS as called). gain: its
- * geometric-mean ratio; lo95: the lower bound (both 1 when -1). */
-int gs_tune_decide(const gs_tune_sig_t *s, const gs_tune_limits_t *lim, double *gain,
-                   double *lo95);
+typedef struct gs_tune_verdict {
+    int route;       /* the candidate to serve the signature, or GS_TUNE_CUBLAS */
+    int kept_prior;  /* 1: nothing beat the prior, the route is the prior's */
+    int prior_unsafe; /* the prior mismatched or failed: cuBLAS stood in for it */
+    double gain, lo95; /* the route against cuBLAS as called: geometric mean ratio and
+                          lower 95% bound; 1, 1 for cuBLAS or a prior not measured */
+    double vs_prior, vs_prior_lo95; /* against the prior: 1, 1 when kept */
+} gs_tune_verdict_t;
+
+/* The rule (see the top of this file). */
+gs_tune_verdict_t gs_tune_decide(const gs_tune_sig_t *s, const gs_tune_limits_t *lim);
 
 /* One candidate's mean log ratio over its order-balanced samples and the
  * lower 95% bound (Student's t); 0 when it has fewer than 2 such samples. */
 int gs_tune_bounds(const gs_tune_cand_t *c, double *mean, double *lo);
+
+/* ---- progress, for the tune cache ----
+ * Text fields separated by tabs, no newline, nothing below '!' but the
+ * tabs: pairs=<enqueued> ms=<GPU ms> calls=<calls> and per candidate
+ *     cand=<name>:<live|mismatch|failed|pruned>:<checked 0|1>:<samples>
+ * with the samples in order, each 'c' (candidate first) or 'r' (cuBLAS
+ * first) and its log ratio, separated by commas ("-" when none). names[i]
+ * is candidate i's name: "family/configuration", without tabs or spaces. */
+
+/* 0 and the text in buf, or -1 when it does not fit. */
+int gs_tune_progress_format(const gs_tune_sig_t *s, const char *const *names, char *buf,
+                            size_t size);
+
+/* Resumes s (candidates added, nothing timed) from text: every candidate
+ * found by name takes its recorded pairs, state and comparison; the
+ * budgets go on from the recorded ones. Candidates of the text that s does
+ * not have are left out. The number of candidates resumed, or -1 when the
+ * text is malformed (then s is as it was). */
+int gs_tune_progress_apply(gs_tune_sig_t *s, const char *const *names, const char *text);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
  *   - the linker's export list (shim/face/exports.map.in),
  *   - the forwarding tests (tests/fake).
  * Adding an entry point: one line here plus its typed wrapper in
- * shim/gs_exports.c.
+ * shim/face/gs_exports.c.
  *
  * This header includes nothing: the includer brings the cuBLAS types (the
  * export map is generated from it by the bare C preprocessor). */

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "gs_build_id.h" /* GS_BUILD_ID: a hash of the sources (cmake/gs_build_id.cmake) */
 #ifndef GS_VERSION
@@ -37,7 +39,25 @@ enum {
     SPIN_NS = 50000,     /* the GPU waits this long ahead of each pair, while the
                             host queues both sides (gs_spin.h) */
     CMP_SLOTS = 4096,    /* comparisons in flight, process-wide */
+    SAVE_EVERY = 16,     /* pairs collected between two progress lines in the cache */
+    NAME_MAX_BYTES = 232, /* a candidate's "family/configuration" */
+    /* a progress line's fields: each candidate's name and up to
+     * GS_TUNE_PAIRS_MAX samples of at most 12 characters */
+    PROGRESS_BYTES = GS_TUNE_CANDS_MAX * (NAME_MAX_BYTES + 16 + 12 * GS_TUNE_PAIRS_MAX) + 64,
 };
+/* A signature another process tunes is looked at again (the cache's new
+ * lines read, its claimer checked) at most this often. */
+#define RECHECK_NS 200000000LL
+/* At exit, pairs still on the GPU are waited for this long in all, so the
+ * progress saved holds them. */
+#define EXIT_WAIT_NS 1000000000LL
+
+typedef enum sig_state {
+    SIG_NEW = 0,  /* not claimed yet */
+    SIG_TUNING,   /* this process tunes it */
+    SIG_WAITING,  /* another process does: the prior serves it meanwhile */
+    SIG_DECIDED,
+} sig_state_t;
 
 typedef struct pending {
     int cand;
@@ -53,8 +73,14 @@ typedef struct pending {
 typedef struct tsig {
     gs_class_key_t key;  /* first: the signature table's key (gs_class_map.h) */
     cudaStream_t owner;  /* the one stream that tunes it */
-    int decided;
+    sig_state_t state;
+    long long next_check; /* SIG_WAITING: when to look at the cache again (ns) */
+    int unsaved;         /* pairs collected since the last progress line */
     gs_tune_sig_t rule;
+    char prior[NAME_MAX_BYTES]; /* what the shim does untuned: "cublas" or family/config */
+    char name[GS_TUNE_CANDS_MAX][NAME_MAX_BYTES]; /* each candidate's family/config */
+    double tol;          /* the comparison's tolerance for this signature */
+    unsigned char warm[GS_TUNE_CANDS_MAX]; /* the candidate ran in this process */
     int needs_compare[GS_TUNE_CANDS_MAX];
     pending_t pend[PEND_MAX];
     int n_pend;
@@ -63,6 +89,8 @@ typedef struct tsig {
     size_t c_bytes, flush_bytes;
     char shape[112];
 } tsig_t;
+
+static void save_at_exit(void);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void *sig_slots[SIGS_MAX * 2];
@@ -111,7 +139,7 @@ static void versions(int *cublas, long *cublaslt, int *driver)
 static void summary_at_exit(void)
 {
     pthread_mutex_lock(&lock);
-    gs_log_line("tune: %llu signatures decided (%llu by a faster candidate), %.1f ms of GPU time "
+    gs_log_line("tune: %llu signatures decided (%llu replacing the prior), %.1f ms of GPU time "
                 "spent tuning; %llu of %llu calls served by a tuned decision",
                 n_decided, n_won, spent_ms, served_tuned, served_total);
     pthread_mutex_unlock(&lock);
@@ -152,6 +180,8 @@ static void start_once(const gs_device_t *d)
                    "nothing is tuned");
         }
         gs_capture_restore(m);
+        if (cfg->tune.cache_path[0])
+            atexit(save_at_exit);
     }
     if (cfg->log_enabled)
         atexit(summary_at_exit);
@@ -182,6 +212,48 @@ static void shape_of(const gs_problem_t *p, char *buf, size_t size)
              (long long)p->ldc);
 }
 
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Adds candidate (f, config) with its name; its index, or -1. */
+static int add_candidate(tsig_t *s, const gs_family_t *f, int config, const gs_problem_t *p,
+                         const gs_device_t *d)
+{
+    const int ci = gs_tune_add(&s->rule, gs_route_of(f) - GS_ROUTE_FAMILY0, config);
+    if (ci >= 0) {
+        char text[sizeof ((gs_tuned_t *)0)->config];
+        snprintf(s->name[ci], sizeof s->name[ci], "%s/%s", f->name,
+                 gs_family_config_text(f, p, d, config, text, sizeof text));
+        s->needs_compare[ci] = 1;
+    }
+    return ci;
+}
+
+/* The candidates: the prior first (the incumbent, never left out of a
+ * full list), then every other one that takes the call. */
+static void add_candidates(tsig_t *s, const gs_problem_t *p, const gs_device_t *d)
+{
+    const gs_routing_t r = gs_routing();
+    busy = 1; /* cuBLASLt's heuristic runs inside the lt family's can_implement */
+    const gs_decision_t prior = gs_dispatch_prior(p, d, &r);
+    gs_prior_text(&prior, p, d, s->prior, sizeof s->prior);
+    if (prior.family)
+        gs_tune_set_prior(&s->rule, add_candidate(s, prior.family, prior.config, p, d));
+    for (int k = 0; k < gs_candidate_count(); ++k) {
+        int config;
+        const gs_family_t *f = gs_candidate(k, &config);
+        if ((f == prior.family && config == prior.config) ||
+            !gs_candidate_takes(&r, k, f, config, &p->cls, d))
+            continue;
+        add_candidate(s, f, config, p, d);
+    }
+    busy = 0;
+}
+
 /* Under lock: the signature's state, created with its candidates. */
 static tsig_t *sig_of(const gs_problem_t *p, const gs_device_t *d, cudaStream_t stream)
 {
@@ -199,20 +271,10 @@ static tsig_t *sig_of(const gs_problem_t *p, const gs_device_t *d, cudaStream_t 
     s->key.cls = p->cls;
     s->key.ordinal = d->ordinal;
     s->owner = stream;
+    s->tol = gs_verify_tolerance(p);
     gs_tune_init(&s->rule);
     shape_of(p, s->shape, sizeof s->shape);
-    const gs_routing_t r = gs_routing();
-    busy = 1; /* cuBLASLt's heuristic runs inside the lt family's can_implement */
-    for (int k = 0; k < gs_candidate_count(); ++k) {
-        int config;
-        const gs_family_t *f = gs_candidate(k, &config);
-        if (!gs_candidate_takes(&r, k, f, config, &p->cls, d))
-            continue;
-        const int ci = gs_tune_add(&s->rule, gs_route_of(f) - GS_ROUTE_FAMILY0, config);
-        if (ci >= 0)
-            s->needs_compare[ci] = 1;
-    }
-    busy = 0;
+    add_candidates(s, p, d);
     gs_class_map_put(&sigs, slot, s);
     return s;
 }
@@ -323,28 +385,55 @@ static int run_candidate(const tsig_t *s, const gs_tune_cand_t *cand, const gs_p
     return rc;
 }
 
-static void decide(tsig_t *s, const gs_problem_t *p, const gs_device_t *d, const char *why)
+static const char *const state_names[] = {"live", "mismatch", "failed", "pruned"};
+
+static void log_candidates(const tsig_t *s)
+{
+    for (int i = 0; i < s->rule.n_cand; ++i) {
+        const gs_tune_cand_t *c = &s->rule.cand[i];
+        double mean = 0.0, lo95 = 0.0;
+        const int have = gs_tune_bounds(c, &mean, &lo95);
+        gs_log_line("tune:   %-8s %s%s: %d pairs, %.3fx (lower bound %.3f)%s",
+                    state_names[c->state & 3], s->name[i], i == s->rule.prior ? " (prior)" : "",
+                    c->n, have ? exp(mean) : (c->n ? exp(c->log_ratio[0]) : 0.0),
+                    have ? exp(lo95) : 0.0, c->checked ? "" : ", not compared");
+    }
+}
+
+/* The route as the cache writes it: a candidate's family and
+ * configuration, or cuBLAS as called. */
+static void route_of(const tsig_t *s, int route, gs_tuned_t *t)
+{
+    if (route == GS_TUNE_CUBLAS) {
+        snprintf(t->family, sizeof t->family, GS_TUNED_CUBLAS);
+        snprintf(t->config, sizeof t->config, "as_called");
+        return;
+    }
+    const char *slash = strchr(s->name[route], '/');
+    const gs_family_t *f = gs_family_at(s->rule.cand[route].family);
+    snprintf(t->family, sizeof t->family, "%s", f->name);
+    snprintf(t->config, sizeof t->config, "%s", slash ? slash + 1 : "");
+    t->pairs = s->rule.cand[route].n;
+}
+
+/* Decides by the rule (why == NULL) or keeps the prior (why says why),
+ * and writes the decision to the cache. */
+static void decide(tsig_t *s, const char *why)
 {
     const gs_tune_limits_t lim = gs_tune_default_limits_for(gs_cfg()->tune.pairs);
-    double gain = 1.0, lo = 1.0;
-    const int w = why ? -1 : gs_tune_decide(&s->rule, &lim, &gain, &lo);
+    const gs_tune_verdict_t keep = {s->rule.prior, 1, 0, 1.0, 1.0, 1.0, 1.0};
+    const gs_tune_verdict_t v = why ? keep : gs_tune_decide(&s->rule, &lim);
     gs_tuned_t t;
     memset(&t, 0, sizeof t);
-    if (w >= 0) {
-        const gs_family_t *f = gs_family_at(s->rule.cand[w].family);
-        snprintf(t.family, sizeof t.family, "%s", f->name);
-        gs_family_config_text(f, p, d, s->rule.cand[w].config, t.config, sizeof t.config);
-        t.pairs = s->rule.cand[w].n;
-        ++n_won;
-    } else {
-        snprintf(t.family, sizeof t.family, GS_TUNED_CUBLAS);
-        snprintf(t.config, sizeof t.config, "as_called");
-    }
-    t.gain = gain;
-    t.lo95 = lo;
+    route_of(s, v.route, &t);
+    t.gain = v.gain;
+    t.lo95 = v.lo95;
     t.cost_ms = s->rule.gpu_ms;
-    s->decided = 1;
+    t.vs_prior = v.vs_prior;
+    snprintf(t.prior, sizeof t.prior, "%s", s->prior);
+    s->state = SIG_DECIDED;
     ++n_decided;
+    n_won += !v.kept_prior;
     if (s->scratch) {
         cudaFreeAsync(s->scratch, s->owner);
         s->scratch = NULL;
@@ -355,28 +444,81 @@ static void decide(tsig_t *s, const gs_problem_t *p, const gs_device_t *d, const
     int live = 0;
     for (int i = 0; i < s->rule.n_cand; ++i)
         live += s->rule.cand[i].state == GS_CAND_LIVE;
-    gs_log_line("tune: %s -> %s %s: %.3fx cuBLAS as called (lower 95%% bound %.3f, %d pairs); "
-                "%d candidates (%d live), %d calls, %.2f ms GPU%s%s",
-                s->shape, t.family, t.config, t.gain, t.lo95, t.pairs, s->rule.n_cand, live,
-                s->rule.calls, s->rule.gpu_ms, why ? "; " : "", why ? why : "");
-    static const char *const states[] = {"live", "mismatch", "failed", "pruned"};
-    for (int i = 0; i < s->rule.n_cand; ++i) {
-        const gs_tune_cand_t *c = &s->rule.cand[i];
-        double mean = 0.0, lo95 = 0.0;
-        const int have = gs_tune_bounds(c, &mean, &lo95);
-        char name[200];
-        gs_log_line("tune:   %-8s %s: %d pairs, %.3fx (lower bound %.3f)%s",
-                    states[c->state & 3],
-                    gs_family_config_text(gs_family_at(c->family), p, d, c->config, name,
-                                          sizeof name),
-                    c->n, have ? exp(mean) : (c->n ? exp(c->log_ratio[0]) : 0.0),
-                    have ? exp(lo95) : 0.0, c->checked ? "" : ", not compared");
+    gs_log_line("tune: %s -> %s %s%s: %.3fx cuBLAS as called (lower 95%% bound %.3f, %d pairs), "
+                "%.3fx the prior %s (lower bound %.3f)%s; %d candidates (%d live), %d calls "
+                "carried %d pairs, %.2f ms GPU, tuned by pid %ld%s%s",
+                s->shape, t.family, t.config, v.kept_prior ? " (the prior kept)" : "", t.gain,
+                t.lo95, t.pairs, t.vs_prior, s->prior, v.vs_prior_lo95,
+                v.prior_unsafe ? ", the prior's result differed from cuBLAS's" : "",
+                s->rule.n_cand, live, s->rule.calls, s->rule.pairs, s->rule.gpu_ms,
+                (long)getpid(), why ? "; " : "", why ? why : "");
+    log_candidates(s);
+}
+
+/* This process's progress on the signature, into the cache, so another
+ * process (or this one's next run) resumes it. */
+static void save_progress(tsig_t *s)
+{
+    const char *names[GS_TUNE_CANDS_MAX];
+    for (int i = 0; i < s->rule.n_cand; ++i)
+        names[i] = s->name[i];
+    char *text = malloc(PROGRESS_BYTES);
+    char msg[600];
+    if (text && !gs_tune_progress_format(&s->rule, names, text, PROGRESS_BYTES) &&
+        gs_tune_progress_put(&s->key.cls, text, s->shape, msg, sizeof msg))
+        gs_msg("tune: %s", msg);
+    free(text);
+    s->unsaved = 0;
+}
+
+/* The signature is this process's to tune: picks up where the last
+ * process that tuned it stopped. */
+static void resume(tsig_t *s, const gs_tune_owner_t *from)
+{
+    char *text = gs_tune_progress_get(&s->key.cls, NULL);
+    if (!text)
+        return;
+    const char *names[GS_TUNE_CANDS_MAX];
+    for (int i = 0; i < s->rule.n_cand; ++i)
+        names[i] = s->name[i];
+    const int n = gs_tune_progress_apply(&s->rule, names, text);
+    free(text);
+    if (n < 0) {
+        gs_log_line("tune: %s: the cache's progress is malformed; tuned from the start",
+                    s->shape);
+        return;
+    }
+    for (int i = 0; i < s->rule.n_cand; ++i)
+        s->needs_compare[i] = !s->rule.cand[i].checked;
+    gs_log_line("tune: %s: resumed (%d candidates, %d pairs, %.2f ms GPU so far%s%s, pid %lld)",
+                s->shape, n, s->rule.pairs, s->rule.gpu_ms, from ? "; taken over from " : "",
+                from ? from->host : "", from ? from->pid : 0LL);
+}
+
+/* Claims the signature for this process, or leaves it to the process that
+ * holds it (rechecked every RECHECK_NS). Under lock. */
+static void claim(tsig_t *s)
+{
+    gs_tune_owner_t holder;
+    memset(&holder, 0, sizeof holder);
+    const gs_claim_t c = gs_tune_claim(&s->key.cls, s->prior, s->shape, &holder);
+    const sig_state_t was = s->state;
+    if (c == GS_CLAIM_DECIDED) {
+        s->state = SIG_DECIDED; /* another process decided it: dispatch finds it */
+    } else if (c == GS_CLAIM_HELD) {
+        s->state = SIG_WAITING;
+        s->next_check = now_ns() + RECHECK_NS;
+        if (was != SIG_WAITING)
+            gs_log_line("tune: %s: tuned by pid %lld on %s; the prior (%s) serves it until its "
+                        "decision is in the cache", s->shape, holder.pid, holder.host, s->prior);
+    } else {
+        s->state = SIG_TUNING;
+        resume(s, c == GS_CLAIM_TAKEN_OVER ? &holder : NULL);
     }
 }
 
-/* Reads the pairs that completed, in order. */
-static void collect(tsig_t *s, const gs_problem_t *p, const gs_device_t *d,
-                    const gs_tune_limits_t *lim)
+/* Reads the pairs that completed, in order. Needs no call: also at exit. */
+static void collect(tsig_t *s, const gs_tune_limits_t *lim)
 {
     int done = 0;
     while (done < s->n_pend) {
@@ -403,18 +545,13 @@ static void collect(tsig_t *s, const gs_problem_t *p, const gs_device_t *d,
         if (pd->cmp >= 0 && q == cudaSuccess) {
             const double *sums = cmp_sums[pd->cmp];
             const double rel = gs_verify_relative(sums);
-            const double tol = gs_verify_tolerance(p);
             if (sums[2] > 0.0 || !isfinite(rel)) {
                 s->needs_compare[pd->cand] = 1; /* inconclusive: compare again */
-            } else if (rel > tol) {
+            } else if (rel > s->tol) {
                 c->state = GS_CAND_MISMATCH;
-                char name[200];
                 gs_log_line("tune: %s: candidate %s dropped: relative difference to cuBLAS "
                             "%.3g (tolerance %.3g)",
-                            s->shape,
-                            gs_family_config_text(gs_family_at(c->family), p, d, c->config,
-                                                  name, sizeof name),
-                            rel, tol);
+                            s->shape, s->name[pd->cand], rel, s->tol);
             } else {
                 c->checked = 1;
             }
@@ -433,15 +570,18 @@ static void collect(tsig_t *s, const gs_problem_t *p, const gs_device_t *d,
     if (done) {
         memmove(s->pend, s->pend + done, (size_t)(s->n_pend - done) * sizeof *s->pend);
         s->n_pend -= done;
+        s->unsaved += done;
     }
 }
 
-/* One pair on the owner stream; 0, or -1 (nothing more this call). */
+/* One pair on the owner stream: 1 (enqueued; also a candidate that failed
+ * to run once its work was on the GPU), or 0 (no room: nothing was
+ * enqueued, nothing is charged, the rotation stays). */
 static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_t *p,
-                        const gs_device_t *d)
+                        const gs_device_t *d, const gs_tune_limits_t *lim)
 {
     if (s->n_pend >= PEND_MAX)
-        return -1;
+        return 0;
     pending_t *pd = &s->pend[s->n_pend];
     memset(pd, 0, sizeof *pd);
     pd->cand = ci;
@@ -452,25 +592,33 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
     for (int i = 0; i < 6; ++i)
         if ((i != 4 || compare) && !(pd->ev[i] = event_get())) {
             pending_release(pd);
-            return -1;
+            return 0;
         }
     if (compare && (pd->cmp = cmp_slot()) < 0) {
         pending_release(pd);
-        return -1;
+        return 0;
     }
+    gs_tune_enqueued(&s->rule, ci, pd->warmup ? -1 : pd->first_is_cand);
     cudaStream_t st = s->owner;
     char *cand_out = out_of(s, 0, p->C), *ref_out = out_of(s, 1, p->C);
     cudaEventRecord(pd->ev[5], st);
+    /* A candidate resumed from another process's progress runs once
+     * untimed before its first pair here: its module loads lazily at its
+     * first launch, on the host, while the pair's events would wait. */
+    int err = pd->warmup || s->warm[ci] ? 0 : run_candidate(s, &s->rule.cand[ci], p, d, cand_out);
+    s->warm[ci] = 1;
     if (s->key.cls.beta_kind != GS_BETA_ZERO) { /* both start from the caller's C */
         cudaMemcpyAsync(cand_out, p->C, s->c_bytes, cudaMemcpyDeviceToDevice, st);
         cudaMemcpyAsync(ref_out, p->C, s->c_bytes, cudaMemcpyDeviceToDevice, st);
     }
     /* L2 flushed before each side, so neither finds the other's operands
      * there; the spin (once, ahead of both) lets the host queue the pair. */
-    int err = gs_spin_launch(st, SPIN_NS), copying = 0;
+    if (!err)
+        err = gs_spin_launch(st, SPIN_NS);
+    int copying = 0;
     for (int half = 0; half < 2 && !err; ++half) {
         const int cand_now = (half == 0) == pd->first_is_cand;
-        err = cudaMemsetAsync(flush_of(s), (s->rule.calls + half) & 0xff, s->flush_bytes, st);
+        err = cudaMemsetAsync(flush_of(s), (s->rule.pairs + half) & 0xff, s->flush_bytes, st);
         if (!err)
             err = cudaEventRecord(pd->ev[2 * half], st);
         if (!err)
@@ -492,77 +640,128 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
     }
     if (err) {
         const cudaError_t last = cudaGetLastError();
-        char name[200];
         gs_log_line("tune: %s: candidate %s failed to run (error %d, %s); dropped", s->shape,
-                    gs_family_config_text(gs_family_at(s->rule.cand[ci].family), p, d,
-                                          s->rule.cand[ci].config, name, sizeof name),
-                    err, cudaGetErrorName(last));
+                    s->name[ci], err, cudaGetErrorName(last));
         s->rule.cand[ci].state = GS_CAND_FAILED;
+        gs_tune_add_pair(&s->rule, ci, 0.0, 0.0, 1, lim); /* charged, never timed */
         /* what was enqueued still runs; its events are never read. A copy
          * into the pinned comparison slot may be in flight: the slot stays
          * taken (never reused while it can still be written). */
         if (copying)
             pd->cmp = -1;
         pending_release(pd);
-        return 0;
+        return 1;
     }
-    ++s->rule.cand[ci].enqueued;
     ++s->n_pend;
+    return 1;
+}
+
+/* Scratch for the signature's pairs, once: 0, or -1 (decided: forwarded). */
+static int scratch_ready(tsig_t *s, const gs_problem_t *p, const gs_device_t *d, cudaStream_t st)
+{
+    if (s->scratch)
+        return 0;
+    const gs_config_t *cfg = gs_cfg();
+    s->c_bytes = gs_c_span_bytes(p);
+    s->flush_bytes = flush_size(d);
+    const size_t bytes = scratch_bytes(s->c_bytes, s->flush_bytes);
+    void *ptr = NULL;
+    if (bytes > cfg->tune.scratch_cap || gs_hooks()->alloc_async(&ptr, bytes, st) != cudaSuccess) {
+        cudaGetLastError();
+        decide(s, bytes > cfg->tune.scratch_cap
+                      ? "scratch over GEMMSHIM_TUNE_SCRATCH_MB: the prior kept"
+                      : "scratch could not be allocated: the prior kept");
+        return -1;
+    }
+    s->scratch = ptr;
     return 0;
+}
+
+/* One call's tuning work on a signature this process tunes. Under lock. */
+static void tune_step(tsig_t *s, const gs_call_t *c, const gs_problem_t *p, const gs_device_t *d,
+                      const gs_tune_limits_t *lim)
+{
+    const gs_config_t *cfg = gs_cfg();
+    collect(s, lim);
+    if (spent_ms >= cfg->tune.budget_ms && !s->n_pend) {
+        if (!said_budget++)
+            gs_msg("tune: GEMMSHIM_TUNE_BUDGET_MS (%.0f ms) spent; signatures still tuning are "
+                   "decided on what they have", cfg->tune.budget_ms);
+        decide(s, NULL);
+    } else if (gs_tune_done(&s->rule, lim)) {
+        decide(s, NULL);
+    } else if (spent_ms < cfg->tune.budget_ms && !scratch_ready(s, p, d, (cudaStream_t)p->stream)) {
+        int carried = 0;
+        for (int i = 0; i < PAIRS_PER_CALL; ++i) {
+            const int ci = gs_tune_next(&s->rule, lim);
+            if (ci < 0 || !enqueue_pair(s, ci, c, p, d, lim))
+                break;
+            ++carried;
+        }
+        gs_tune_call_done(&s->rule, carried);
+    }
+    if (s->state == SIG_TUNING && s->unsaved >= SAVE_EVERY && cfg->tune.cache_path[0])
+        save_progress(s);
+}
+
+/* A signature new to this process: nothing to tune, or claimed. Under lock. */
+static void first_call(tsig_t *s)
+{
+    if (!s->rule.n_cand)
+        decide(s, "no candidate takes this call");
+    else if (!cmp_sums)
+        decide(s, "no pinned memory for comparisons");
+    else
+        claim(s);
 }
 
 int gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *d)
 {
-    const gs_config_t *cfg = gs_cfg();
     cudaStream_t st = (cudaStream_t)p->stream;
     pthread_mutex_lock(&lock);
     tsig_t *s = sig_of(p, d, st);
-    if (!s || s->decided || s->owner != st) {
+    if (s && s->state == SIG_NEW)
+        first_call(s);
+    if (s && s->state == SIG_WAITING && now_ns() >= s->next_check)
+        claim(s); /* its decision may be in; its claimer may be gone */
+    if (!s || s->state != SIG_TUNING || s->owner != st) {
+        /* not ours to time now: another stream of this process tunes it
+         * (cuBLAS as called, as dispatch said), or the prior or a decision
+         * serves it */
+        const int forward = s && s->state == SIG_TUNING;
         pthread_mutex_unlock(&lock);
-        return s != NULL; /* NULL: the signature table is full */
+        return forward;
     }
     busy = 1;
     const gs_capture_mode_t mode = gs_capture_relax();
-    const gs_tune_limits_t lim = gs_tune_default_limits_for(cfg->tune.pairs);
-    collect(s, p, d, &lim);
-    if (!s->rule.n_cand) {
-        decide(s, p, d, "no candidate takes this call");
-    } else if (!cmp_sums) {
-        decide(s, p, d, "no pinned memory for comparisons");
-    } else if (spent_ms >= cfg->tune.budget_ms && !s->n_pend) {
-        if (!said_budget++)
-            gs_msg("tune: GEMMSHIM_TUNE_BUDGET_MS (%.0f ms) spent; signatures still tuning are "
-                   "decided on what they have", cfg->tune.budget_ms);
-        decide(s, p, d, NULL);
-    } else if (gs_tune_done(&s->rule, &lim)) {
-        decide(s, p, d, NULL);
-    } else if (spent_ms < cfg->tune.budget_ms) {
-        if (!s->scratch) {
-            s->c_bytes = gs_c_span_bytes(p);
-            s->flush_bytes = flush_size(d);
-            const size_t bytes = scratch_bytes(s->c_bytes, s->flush_bytes);
-            void *ptr = NULL;
-            if (bytes > cfg->tune.scratch_cap ||
-                gs_hooks()->alloc_async(&ptr, bytes, st) != cudaSuccess) {
-                cudaGetLastError();
-                decide(s, p, d, bytes > cfg->tune.scratch_cap
-                                    ? "scratch over GEMMSHIM_TUNE_SCRATCH_MB: forwarded"
-                                    : "scratch could not be allocated: forwarded");
-            } else {
-                s->scratch = ptr;
-            }
-        }
-        if (s->scratch) {
-            ++s->rule.calls;
-            for (int i = 0; i < PAIRS_PER_CALL; ++i) {
-                const int ci = gs_tune_next(&s->rule, &lim);
-                if (ci < 0 || enqueue_pair(s, ci, c, p, d))
-                    break;
-            }
-        }
-    }
+    const gs_tune_limits_t lim = gs_tune_default_limits_for(gs_cfg()->tune.pairs);
+    tune_step(s, c, p, d, &lim);
     gs_capture_restore(mode);
     busy = 0;
     pthread_mutex_unlock(&lock);
     return 1;
+}
+
+/* At exit: the pairs still on the GPU are waited for (EXIT_WAIT_NS in all)
+ * and every signature this process was tuning saves its progress, so the
+ * next process resumes it without timing anything again. */
+static void save_at_exit(void)
+{
+    pthread_mutex_lock(&lock);
+    const long long deadline = now_ns() + EXIT_WAIT_NS;
+    const gs_tune_limits_t lim = gs_tune_default_limits_for(gs_cfg()->tune.pairs);
+    for (size_t i = 0; i < sigs.cap; ++i) {
+        tsig_t *s = sigs.slots[i];
+        if (!s || s->state != SIG_TUNING)
+            continue;
+        collect(s, &lim);
+        while (s->n_pend && now_ns() < deadline) {
+            const struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+            collect(s, &lim);
+        }
+        if (s->unsaved)
+            save_progress(s);
+    }
+    pthread_mutex_unlock(&lock);
 }

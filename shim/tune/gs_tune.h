@@ -1,17 +1,22 @@
 /* Tuned routing, the GPU side (GEMMSHIM_TUNE; docs/TUNING.md).
  *
- * Under GEMMSHIM_TUNE=online a call signature not decided yet is answered
- * by cuBLAS as the application called it, and each such call also carries
- * a few timing pairs on the application's stream: one candidate (a
- * configuration of a registered family whose can_implement takes the call,
- * cuBLASLt's heuristic algorithms included) and cuBLAS-as-called, back to
- * back between events, in alternating order, on the call's own A and B and
- * scratch outputs with the call's ldc and alignment (never the
- * application's C; a copy of C when beta may be nonzero). A candidate's
- * first result is compared with cuBLAS's; a mismatch drops it. Event times
- * and comparisons are collected at later calls (no waits, no host
- * callbacks, no cudaMalloc: scratch is stream-ordered). The numbers and
- * the rule are dispatch/gs_tune_rule.h; decisions go to the tune cache
+ * Under GEMMSHIM_TUNE=online a call signature not decided yet is claimed
+ * in the tune cache by one process, which resumes the progress the last
+ * claimer left there. In that process the signature is answered by cuBLAS
+ * as the application called it, and each such call also carries a few
+ * timing pairs on the application's stream: one candidate (the prior, the
+ * route the shim takes untuned, and every configuration of a registered
+ * family whose can_implement takes the call, cuBLASLt's heuristic
+ * algorithms included) and cuBLAS-as-called, back to back between events,
+ * in alternating order, on the call's own A and B and scratch outputs with
+ * the call's ldc and alignment (never the application's C; a copy of C
+ * when beta may be nonzero). A candidate's first result is compared with
+ * cuBLAS's; a mismatch drops it. Event times and comparisons are collected
+ * at later calls (no waits, no host callbacks, no cudaMalloc: scratch is
+ * stream-ordered) and, at exit, waited for briefly and saved as progress.
+ * Other processes serve the signature by the prior until the decision is
+ * in the cache. The numbers and the rule are dispatch/gs_tune_rule.h;
+ * decisions, claims and progress go to the tune cache
  * (dispatch/gs_tune_cache.h), which dispatch reads. */
 #ifndef GS_TUNE_H
 #define GS_TUNE_H
@@ -25,10 +30,12 @@ void gs_tune_start(const gs_device_t *d);
 
 /* A call of a signature not decided yet (decision.tune_pending): collects
  * finished pairs, decides when it can, else enqueues the next pairs; 1, and
- * the caller forwards the call. 0 when the tuner has no room for another
- * signature: the caller serves the call by the prior. Serving calls it only
- * after gs_tune_start, never inside stream capture and never from the
- * tuner's own cuBLAS calls (gs_tune_busy): it does not check those again. */
+ * the caller forwards the call. 0 when this process does not tune it (no
+ * room for another signature, another process holds its claim, or it is
+ * decided): the caller serves the call by the tuned decision or the
+ * prior. Serving calls it only after gs_tune_start, never inside stream
+ * capture and never from the tuner's own cuBLAS calls (gs_tune_busy): it
+ * does not check those again. */
 int gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *d);
 
 /* 1 while this thread runs the tuner's own cuBLAS or kernel calls: an

@@ -6,8 +6,11 @@
  * checks the contract: 0 or -1; never more decisions held than decision
  * lines read, nor more skipped lines than read; a stale text loads none;
  * every decision held is found again by its class, with a family and a
- * configuration of printable characters and finite, non-negative numbers. */
+ * configuration of printable characters and finite, non-negative numbers;
+ * every progress held resumes a signature (dispatch/gs_tune_rule.h) or is
+ * refused whole, and what it resumes is consistent. */
 #include "gs_tune_cache.h"
+#include "gs_tune_rule.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -34,6 +37,33 @@ static int printable(const char *s, size_t max)
     return 1;
 }
 
+/* A class's progress, applied to a signature of two candidates. */
+static void check_progress(const gs_class_t *c)
+{
+    char *text = gs_tune_progress_get(c, NULL);
+    if (!text)
+        return;
+    static const char *const names[] = {"pingpong/pingpong_128x128x64", "cublaslt/algo=1"};
+    static gs_tune_sig_t s;
+    gs_tune_init(&s);
+    gs_tune_add(&s, 0, 0);
+    gs_tune_add(&s, 1, 0);
+    const int n = gs_tune_progress_apply(&s, names, text);
+    REQUIRE(n >= -1 && n <= 2);
+    if (n < 0)
+        REQUIRE(s.pairs == 0 && s.cand[0].n == 0 && s.cand[1].n == 0);
+    for (int i = 0; i < 2; ++i) {
+        const gs_tune_cand_t *k = &s.cand[i];
+        REQUIRE(k->n >= 0 && k->n <= GS_TUNE_PAIRS_MAX && (unsigned)k->state <= GS_CAND_SLOW);
+        REQUIRE(k->n_cand_first + k->n_cublas_first == k->n);
+    }
+    REQUIRE(s.pairs >= 0 && s.gpu_ms >= 0.0 && isfinite(s.gpu_ms));
+    const gs_tune_limits_t lim = gs_tune_default_limits();
+    const gs_tune_verdict_t v = gs_tune_decide(&s, &lim);
+    REQUIRE(v.route >= GS_TUNE_CUBLAS && v.route < 2 && isfinite(v.gain));
+    free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gs_tuned_reset();
@@ -53,24 +83,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const size_t ll = nl ? (size_t)(nl - (data + pos)) : size - pos;
         const char *line = (const char *)data + pos;
         pos += ll + (nl ? 1 : 0);
-        if (ll < 4 + 2 * sizeof(gs_class_t) || memcmp(line, "sig\t", 4))
+        const int progress = ll >= 9 && !memcmp(line, "progress\t", 9);
+        const size_t at = progress ? 9 : 4;
+        if (ll < at + 2 * sizeof(gs_class_t) || (!progress && memcmp(line, "sig\t", 4)))
             continue;
         gs_class_t c;
         unsigned char *b = (unsigned char *)&c;
         int ok = 1;
         for (size_t i = 0; i < sizeof c && ok; ++i) {
             unsigned v;
-            char hex[3] = {line[4 + 2 * i], line[5 + 2 * i], 0};
+            char hex[3] = {line[at + 2 * i], line[at + 1 + 2 * i], 0};
             ok = sscanf(hex, "%2x", &v) == 1 && hex[0] != ' ' && hex[1] != ' ';
             b[i] = (unsigned char)v;
         }
+        if (ok && progress)
+            check_progress(&c);
         gs_tuned_t t;
-        if (!ok || !gs_tuned_find(&c, &t))
+        if (!ok || progress || !gs_tuned_find(&c, &t))
             continue;
         REQUIRE(printable(t.family, sizeof t.family));
         REQUIRE(printable(t.config, sizeof t.config));
         REQUIRE(isfinite(t.gain) && t.gain >= 0.0 && isfinite(t.lo95) && t.lo95 >= 0.0);
         REQUIRE(isfinite(t.cost_ms) && t.cost_ms >= 0.0 && t.pairs >= 0);
+        REQUIRE(printable(t.prior, sizeof t.prior) && isfinite(t.vs_prior) && t.vs_prior >= 0.0);
     }
     gs_tuned_reset();
     return 0;

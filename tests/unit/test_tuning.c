@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Deterministic noise in [-1, 1). */
@@ -27,24 +28,26 @@ static double noise(unsigned *state)
 }
 
 /* Runs the rule to its end: candidate i takes base / speed[i] ms with the
- * given relative jitter; cuBLAS takes base; whichever runs first in a pair
- * is slower by `cold` (a position effect), and both sides of a pair share a
- * factor within `drift` of 1 (the GPU's clock, which moves between pairs).
- * Returns the winner (-1: cuBLAS). */
+ * given relative jitter (jitter_of[i] when set); cuBLAS takes base;
+ * whichever runs first in a pair is slower by `cold` (a position effect),
+ * and both sides of a pair share a factor within `drift` of 1 (the GPU's
+ * clock, which moves between pairs). Candidate `prior` is the prior (-1:
+ * cuBLAS). Returns the verdict. */
 static double cold = 0.0, drift = 0.0;
-static int tune_with(const double *speed, int n, double jitter, int mismatch, gs_tune_sig_t *s,
-                     double *gain, double *lo)
+static const double *jitter_of;
+static gs_tune_verdict_t tune_prior(const double *speed, int n, double jitter, int mismatch,
+                                    int prior, gs_tune_sig_t *s)
 {
     const gs_tune_limits_t lim = gs_tune_default_limits();
     gs_tune_init(s);
     for (int i = 0; i < n; ++i)
         gs_tune_add(s, 0, i);
+    gs_tune_set_prior(s, prior);
     unsigned st = 7;
     for (int guard = 0; guard < 10000 && !gs_tune_done(s, &lim); ++guard) {
         const int c = gs_tune_next(s, &lim);
         if (c < 0)
             break;
-        ++s->cand[c].enqueued;
         if (!s->cand[c].checked && s->cand[c].state == GS_CAND_LIVE) {
             if (c == mismatch)
                 s->cand[c].state = GS_CAND_MISMATCH;
@@ -52,14 +55,26 @@ static int tune_with(const double *speed, int n, double jitter, int mismatch, gs
                 s->cand[c].checked = 1;
         }
         const int cand_first = gs_tune_order(s, c);
+        gs_tune_enqueued(s, c, cand_first);
+        const double j = jitter_of ? jitter_of[c] : jitter;
         const double clock = 1.0 + drift * noise(&st);
         const double t_cub =
             clock * (1.0 + jitter * noise(&st)) * (cand_first ? 1.0 : 1.0 + cold);
-        const double t_c = clock / speed[c] * (1.0 + jitter * noise(&st)) *
+        const double t_c = clock / speed[c] * (1.0 + j * noise(&st)) *
                            (cand_first ? 1.0 + cold : 1.0);
         gs_tune_add_pair(s, c, t_cub, t_c, cand_first, &lim);
     }
-    return gs_tune_decide(s, &lim, gain, lo);
+    return gs_tune_decide(s, &lim);
+}
+
+/* The same with cuBLAS as called the prior: the route (-1: cuBLAS). */
+static int tune_with(const double *speed, int n, double jitter, int mismatch, gs_tune_sig_t *s,
+                     double *gain, double *lo)
+{
+    const gs_tune_verdict_t v = tune_prior(speed, n, jitter, mismatch, GS_TUNE_CUBLAS, s);
+    *gain = v.gain;
+    *lo = v.lo95;
+    return v.route;
 }
 
 static void test_rule(void)
@@ -109,21 +124,21 @@ static void test_rule(void)
     gs_tune_add(&s, 0, 0);
     for (int i = 0; i < lim.min_pairs; ++i) {
         CHECK_EQ_INT(gs_tune_next(&s, &lim), 0);
-        ++s.cand[0].enqueued;
+        gs_tune_enqueued(&s, 0, gs_tune_order(&s, 0));
     }
     CHECK_EQ_INT(gs_tune_next(&s, &lim), -1);
     CHECK(!gs_tune_done(&s, &lim));
     for (int i = 0; i < lim.min_pairs; ++i)
-        gs_tune_add_pair(&s, 0, 1.0, 0.5 + 0.01 * (i % 3), gs_tune_order(&s, 0), &lim);
+        gs_tune_add_pair(&s, 0, 1.0, 0.5 + 0.01 * (i % 3), i % 2 == 0, &lim);
     CHECK(gs_tune_done(&s, &lim));
     /* unchecked (never compared) cannot win */
-    CHECK_EQ_INT(gs_tune_decide(&s, &lim, &gain, &lo), -1);
+    CHECK_EQ_INT(gs_tune_decide(&s, &lim).route, GS_TUNE_CUBLAS);
     s.cand[0].checked = 1;
-    CHECK_EQ_INT(gs_tune_decide(&s, &lim, &gain, &lo), 0);
-    /* a spent call budget ends tuning with what is in */
+    CHECK_EQ_INT(gs_tune_decide(&s, &lim).route, 0);
+    /* a spent pair budget ends tuning with what is in */
     gs_tune_init(&s);
     gs_tune_add(&s, 0, 0);
-    s.calls = lim.max_calls;
+    s.pairs = lim.max_pairs;
     CHECK_EQ_INT(gs_tune_next(&s, &lim), -1);
     CHECK(gs_tune_done(&s, &lim));
     /* an odd pair count is rounded up: the samples take one pair of each order */
@@ -156,6 +171,8 @@ static gs_tuned_t tuned(const char *family, const char *config, double gain)
     t.lo95 = gain - 0.01;
     t.pairs = 8;
     t.cost_ms = 1.5;
+    snprintf(t.prior, sizeof t.prior, GS_TUNED_CUBLAS);
+    t.vs_prior = gain;
     return t;
 }
 
@@ -199,9 +216,9 @@ static void test_cache_file(void)
     CHECK_EQ_INT(gs_tuned_put(&c2, &t2, "shape two", msg, sizeof msg), 0);
     CHECK(gs_tuned_generation() != g0);
     char *text = slurp(path);
-    CHECK(text && !strncmp(text, "# gemmshim tune cache\nformat 1\nvalidator gpu=X sms=1\nsig\t", 57));
+    CHECK(text && !strncmp(text, "# gemmshim tune cache\nformat 2\nvalidator gpu=X sms=1\nsig\t", 57));
     CHECK_CONTAINS(text, "\tpingpong\tpingpong_128x128x64\tgain=1.0700\t");
-    CHECK_CONTAINS(text, "# shape one\n");
+    CHECK_CONTAINS(text, "\tprior=cublas\tvs_prior=1.0700\t# shape one\n");
     free(text);
     /* a fresh process reads both back */
     gs_tuned_reset();
@@ -383,8 +400,588 @@ static void test_load_buffer(void)
     gs_tuned_reset();
     CHECK_EQ_INT(gs_tune_cache_load_buffer(text, strlen(text), "w", &fresh, &lines, &bad), 0);
     CHECK(fresh == 0 && gs_tuned_count() == 0); /* stale: nothing loaded */
-    CHECK_EQ_INT(gs_tune_cache_load_buffer("format 2\n", 9, "v", &fresh, &lines, &bad), -1);
+    CHECK_EQ_INT(gs_tune_cache_load_buffer("format 3\n", 9, "v", &fresh, &lines, &bad), -1);
     free(text);
+    /* format 2: decisions with their prior, a claim, progress */
+    snprintf(path, sizeof path, "%s/tests/fuzz/corpus/tune_cache/format2", GS_SOURCE_DIR);
+    text = slurp(path);
+    if (!CHECK(text != NULL))
+        return;
+    gs_tuned_reset();
+    CHECK_EQ_INT(gs_tune_cache_load_buffer(text, strlen(text), "v", &fresh, &lines, &bad), 0);
+    CHECK(fresh == 1 && lines == 5 && bad == 0);
+    CHECK_EQ_INT((int)gs_tuned_count(), 2);
+    gs_class_t b;
+    memset(&b, 0, sizeof b);
+    const unsigned char tail[] = {3, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0, 1};
+    memcpy((unsigned char *)&b + 8, tail, sizeof tail);
+    gs_tune_owner_t by;
+    char *p = gs_tune_progress_get(&b, &by);
+    const char *head = "pairs=14\tus=5321\tcalls=4\tcand=pingpong/";
+    CHECK(p && !strncmp(p, head, strlen(head)) && by.pid == 4242 && !strcmp(by.host, "node1"));
+    free(p);
+    /* the third class was decided after its progress: the decision ends it */
+    ((unsigned char *)&b)[0] = 1;
+    gs_tuned_t t;
+    CHECK(gs_tune_progress_get(&b, NULL) == NULL && gs_tuned_find(&b, &t));
+    CHECK_STR_EQ(t.prior, "cublas");
+    free(text);
+    gs_tuned_reset();
+}
+
+/* The prior (the table's or the policy's route) is the incumbent: a
+ * candidate replaces it only when it beats it; ties go to it. */
+static void test_prior_rule(void)
+{
+    gs_tune_sig_t s;
+    const gs_tune_limits_t lim = gs_tune_default_limits();
+    /* the table's kernel (candidate 0) reads 1.005x cuBLAS, below the 1.01
+     * bar over cuBLAS (the old rule wrote cuBLAS over it); nothing beats
+     * it: it is kept, with its gain */
+    const double a[] = {1.005, 0.99, 0.97};
+    gs_tune_verdict_t v = tune_prior(a, 3, 0.002, -1, 0, &s);
+    CHECK_EQ_INT(v.route, 0);
+    CHECK(v.kept_prior && !v.prior_unsafe);
+    CHECK(fabs(v.gain - 1.005) < 0.003 && v.vs_prior == 1.0);
+    /* a candidate as fast as the prior: a tie, the prior stays, wherever
+     * it is in the list */
+    const double b[] = {1.18, 1.18};
+    v = tune_prior(b, 2, 0.01, -1, 0, &s);
+    CHECK(v.route == 0 && v.kept_prior);
+    v = tune_prior(b, 2, 0.01, -1, 1, &s);
+    CHECK(v.route == 1 && v.kept_prior);
+    /* surely faster (little noise) but by 0.5%: below the bar over the
+     * prior, kept; with cuBLAS the prior both clear it and the faster wins */
+    const double c[] = {1.10, 1.1055};
+    v = tune_prior(c, 2, 0.001, -1, 0, &s);
+    CHECK(v.route == 0 && v.kept_prior);
+    v = tune_prior(c, 2, 0.001, -1, GS_TUNE_CUBLAS, &s);
+    CHECK_EQ_INT(v.route, 1);
+    /* 8% over the prior: replaced; its gain over the prior and over cuBLAS */
+    const double d[] = {1.10, 1.188};
+    v = tune_prior(d, 2, 0.005, -1, 0, &s);
+    CHECK(v.route == 1 && !v.kept_prior);
+    CHECK(fabs(v.vs_prior - 1.08) < 0.01 && v.vs_prior_lo95 > 1.01 && fabs(v.gain - 1.188) < 0.01);
+    /* a prior slower than cuBLAS is never pruned (the incumbent gets all
+     * its pairs), and cuBLAS as called replaces it */
+    const double e[] = {0.80, 0.70};
+    v = tune_prior(e, 2, 0.005, -1, 0, &s);
+    CHECK_EQ_INT(v.route, GS_TUNE_CUBLAS);
+    CHECK(!v.kept_prior && fabs(v.vs_prior - 1.25) < 0.02);
+    CHECK(s.cand[0].state == GS_CAND_LIVE && s.cand[0].n == lim.min_pairs);
+    CHECK_EQ_INT(s.cand[1].state, GS_CAND_SLOW);
+    /* a prior whose result differs from cuBLAS's: cuBLAS stands in for it,
+     * and 1.005x over cuBLAS does not replace cuBLAS */
+    const double f[] = {1.30, 1.005};
+    v = tune_prior(f, 2, 0.002, 0, 0, &s);
+    CHECK_EQ_INT(v.route, GS_TUNE_CUBLAS);
+    CHECK(v.prior_unsafe && !v.kept_prior);
+    /* a noisy prior (30% jitter) and a steady candidate 3% faster: the
+     * candidate clears 1.01 over cuBLAS, but Welch's bound counts the
+     * prior's noise too: not shown to beat it, kept */
+    const double g[] = {1.00, 1.03};
+    const double jit[] = {0.30, 0.001};
+    jitter_of = jit;
+    v = tune_prior(g, 2, 0.001, -1, 0, &s);
+    jitter_of = NULL;
+    CHECK(v.route == 0 && v.kept_prior);
+    double mean, lo;
+    CHECK(gs_tune_bounds(&s.cand[1], &mean, &lo) && lo > log(1.01));
+    /* a prior that never got its pairs (a budget ran out): nothing can be
+     * shown to beat it */
+    gs_tune_init(&s);
+    gs_tune_add(&s, 0, 0);
+    gs_tune_add(&s, 0, 1);
+    gs_tune_set_prior(&s, 0);
+    s.cand[1].checked = 1;
+    for (int i = 0; i < lim.min_pairs; ++i)
+        gs_tune_add_pair(&s, 1, 1.5, 1.0, i % 2 == 0, &lim);
+    v = gs_tune_decide(&s, &lim);
+    CHECK(v.route == 0 && v.kept_prior);
+}
+
+/* ---- a simulated process calling one signature ----
+ * As shim/tune/gs_tune.c: each call collects the pairs the GPU finished,
+ * decides when it can, else enqueues up to 4 pairs while fewer than
+ * pend_max are in flight; a candidate's first pair is a warm-up (compared,
+ * not timed). The GPU finishes gpu_per_call pairs between two calls, or
+ * with gpu_every one pair every gpu_every calls (the host runs ahead of
+ * it). Candidate c's k-th timed pair takes a time fixed by (id[c], k), so
+ * the same pairs give the same samples however processes split and list
+ * them. */
+typedef struct sim {
+    const double *speed;
+    const int *id; /* NULL: the candidate's index */
+    int pend_max, gpu_per_call, gpu_every;
+    int pend_cand[64], pend_order[64], pend_k[64], n_pend;
+    int compared[GS_TUNE_CANDS_MAX];
+    int calls, idle_calls, decided;
+    gs_tune_verdict_t v;
+} sim_t;
+
+static double pair_noise(int cand, int k)
+{
+    unsigned st = 7919u * (unsigned)cand + 31u * (unsigned)k + 1u;
+    noise(&st);
+    return noise(&st);
+}
+
+static void sim_finish(sim_t *m, gs_tune_sig_t *s, int n, const gs_tune_limits_t *lim)
+{
+    for (int done = 0; done < n && m->n_pend; ++done) {
+        const int c = m->pend_cand[0], order = m->pend_order[0], k = m->pend_k[0];
+        --m->n_pend;
+        memmove(m->pend_cand, m->pend_cand + 1, (size_t)m->n_pend * sizeof(int));
+        memmove(m->pend_order, m->pend_order + 1, (size_t)m->n_pend * sizeof(int));
+        memmove(m->pend_k, m->pend_k + 1, (size_t)m->n_pend * sizeof(int));
+        if (order < 0) { /* the warm-up: compared, agreed */
+            s->cand[c].checked = 1;
+            gs_tune_add_pair(s, c, 0.0, 0.0, 1, lim);
+            continue;
+        }
+        const double x = pair_noise(m->id ? m->id[c] : c, k);
+        gs_tune_add_pair(s, c, 1.0, (1.0 + 0.01 * x) / m->speed[c], order, lim);
+    }
+}
+
+static void sim_call(sim_t *m, gs_tune_sig_t *s, const gs_tune_limits_t *lim)
+{
+    ++m->calls;
+    sim_finish(m, s, m->gpu_every ? m->calls % m->gpu_every == 0 : m->gpu_per_call, lim);
+    if (gs_tune_done(s, lim)) {
+        m->decided = 1;
+        m->v = gs_tune_decide(s, lim);
+        return;
+    }
+    int carried = 0;
+    for (int i = 0; i < 4; ++i) {
+        const int c = gs_tune_next(s, lim);
+        if (c < 0 || m->n_pend >= m->pend_max)
+            break;
+        const gs_tune_cand_t *cd = &s->cand[c];
+        const int order = cd->checked || m->compared[c] ? gs_tune_order(s, c) : -1;
+        m->compared[c] = 1;
+        m->pend_cand[m->n_pend] = c;
+        m->pend_order[m->n_pend] = order;
+        m->pend_k[m->n_pend++] = cd->timed_cand_first + cd->timed_cublas_first;
+        gs_tune_enqueued(s, c, order);
+        ++carried;
+    }
+    m->idle_calls += !carried;
+    gs_tune_call_done(s, carried);
+}
+
+/* Budgets count pairs and GPU time: a call that carries no pair costs the
+ * signature nothing and leaves the rotation where it was. */
+static void test_budget_pending(void)
+{
+    const gs_tune_limits_t lim = gs_tune_default_limits();
+    gs_tune_sig_t *s = calloc(1, sizeof *s);
+    if (!CHECK(s != NULL))
+        return;
+    gs_tune_init(s);
+    for (int i = 0; i < 3; ++i)
+        gs_tune_add(s, 0, i);
+    /* a call that found no room (16 pairs pending, no event free) */
+    CHECK_EQ_INT(gs_tune_next(s, &lim), 0);
+    CHECK_EQ_INT(gs_tune_order(s, 0), 1);
+    gs_tune_call_done(s, 0);
+    CHECK_EQ_INT(gs_tune_next(s, &lim), 0); /* the rotation did not move */
+    CHECK_EQ_INT(gs_tune_order(s, 0), 1);   /* nor the candidate's order */
+    CHECK(s->pairs == 0 && s->calls == 0 && s->idle == 1 && s->cand[0].enqueued == 0);
+    /* a pair enqueued: charged, and the rotation moves past it */
+    gs_tune_enqueued(s, 0, 1);
+    gs_tune_call_done(s, 1);
+    CHECK(s->pairs == 1 && s->calls == 1 && s->idle == 0 && s->cand[0].enqueued == 1);
+    CHECK_EQ_INT(gs_tune_next(s, &lim), 1);
+    CHECK_EQ_INT(gs_tune_order(s, 0), 0);
+    /* the host far ahead of the GPU (it finishes a pair every 4 calls, a
+     * call offers 4; at most 16 in flight), 11 candidates: every candidate
+     * gets its pairs, however many calls carried nothing (the old budget,
+     * 400 calls, ended such a run with most candidates short) */
+    const double speed[] = {1.00, 1.06, 0.95, 0.90, 1.02, 1.12, 0.99, 1.01, 1.08, 0.98, 1.04};
+    enum { N = sizeof speed / sizeof speed[0] };
+    sim_t m;
+    memset(&m, 0, sizeof m);
+    m.speed = speed;
+    m.pend_max = 16;
+    m.gpu_every = 4;
+    gs_tune_init(s);
+    for (int i = 0; i < N; ++i)
+        gs_tune_add(s, 0, i);
+    while (!m.decided && m.calls < 100000)
+        sim_call(&m, s, &lim);
+    CHECK(m.decided);
+    int timed = 0, all = 1;
+    for (int i = 0; i < N; ++i) {
+        timed += s->cand[i].n;
+        all &= s->cand[i].n == lim.min_pairs;
+    }
+    CHECK(all);
+    CHECK(m.calls > 400 && m.idle_calls > 0);
+    CHECK_EQ_INT(s->pairs, N + timed);                  /* warm-ups and timed pairs, nothing else */
+    CHECK_EQ_INT(s->calls, m.calls - m.idle_calls - 1); /* the last call decided */
+    CHECK_EQ_INT(m.v.route, 5);
+    /* hard bounds: a process that never finds room gives up after
+     * max_idle_calls calls in a row, charged nothing */
+    memset(&m, 0, sizeof m);
+    m.speed = speed;
+    gs_tune_init(s);
+    gs_tune_add(s, 0, 0);
+    while (!m.decided && m.calls < 100000)
+        sim_call(&m, s, &lim);
+    CHECK(m.decided && m.v.route == GS_TUNE_CUBLAS);
+    CHECK_EQ_INT(m.calls, lim.max_idle_calls + 1);
+    CHECK_EQ_INT(s->pairs, 0);
+    /* ... and the pair and GPU-time budgets end it with what is in */
+    gs_tune_init(s);
+    gs_tune_add(s, 0, 0);
+    s->gpu_ms = lim.max_gpu_ms;
+    CHECK(gs_tune_next(s, &lim) < 0 && gs_tune_done(s, &lim));
+    CHECK(lim.max_pairs >= GS_TUNE_CANDS_MAX * (lim.min_pairs + 1)); /* room for every candidate */
+    free(s);
+}
+
+static const char *const sim_names[] = {"fam/c0", "fam/c1", "fam/c2", "fam/c3", "fam/c4", "fam/c5",
+                                        "fam/c6", "fam/c7", "fam/c8", "fam/c9", "lt/algo=1,x=2"};
+
+/* Candidates in the given order of sim_names' indices; the prior by name. */
+static void sim_sig(gs_tune_sig_t *s, const int *order, int n, int prior)
+{
+    gs_tune_init(s);
+    for (int i = 0; i < n; ++i) {
+        gs_tune_add(s, 0, order[i]);
+        if (order[i] == prior)
+            gs_tune_set_prior(s, i);
+    }
+}
+
+/* Runs processes of `per_process` calls each sharing the cache at path,
+ * each resuming the last one's progress, until the signature is decided:
+ * the calls made in all. Odd processes list the candidates in reverse. */
+static int run_processes(const char *path, const double *speed, int n, int per_process,
+                         gs_tune_sig_t *s, gs_tune_verdict_t *v, int *processes)
+{
+    const gs_tune_limits_t lim = gs_tune_default_limits();
+    const gs_class_t cls = class_n(777);
+    char msg[1024];
+    int total = 0, fwd[GS_TUNE_CANDS_MAX], rev[GS_TUNE_CANDS_MAX];
+    for (int i = 0; i < n; ++i)
+        fwd[i] = i, rev[i] = n - 1 - i;
+    unlink(path);
+    for (*processes = 0; *processes < 200; ++*processes) {
+        gs_tuned_reset();
+        if (gs_tune_cache_open(path, "v", GS_TUNE_CACHE_WRITE, msg, sizeof msg))
+            return -1;
+        const int *order = *processes % 2 ? rev : fwd;
+        const char *names[GS_TUNE_CANDS_MAX];
+        for (int i = 0; i < n; ++i)
+            names[i] = sim_names[order[i]];
+        sim_sig(s, order, n, 0);
+        char *text = gs_tune_progress_get(&cls, NULL);
+        if (text && gs_tune_progress_apply(s, names, text) < 0)
+            return -1;
+        free(text);
+        sim_t m;
+        memset(&m, 0, sizeof m);
+        double sp[GS_TUNE_CANDS_MAX];
+        for (int i = 0; i < n; ++i)
+            sp[i] = speed[order[i]];
+        m.speed = sp;
+        m.id = order;
+        m.pend_max = 16;
+        m.gpu_per_call = 4;
+        while (!m.decided && m.calls < per_process)
+            sim_call(&m, s, &lim);
+        total += m.calls;
+        if (m.decided) {
+            *v = m.v;
+            if (v->route >= 0)
+                v->route = order[v->route];
+            ++*processes;
+            return total;
+        }
+        sim_finish(&m, s, m.n_pend, &lim); /* at exit: the pairs in flight */
+        char *fields = malloc(1 << 16);
+        if (!fields || gs_tune_progress_format(s, names, fields, 1 << 16) ||
+            gs_tune_progress_put(&cls, fields, "sim", msg, sizeof msg)) {
+            free(fields);
+            return -1;
+        }
+        free(fields);
+    }
+    return -1;
+}
+
+/* An undecided signature's progress is kept in the cache and the next
+ * process resumes it: the calls needed in total do not grow with the
+ * number of processes. */
+static void test_progress_resume(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/gs_tune_resume_%d", (int)getpid());
+    const double speed[] = {1.00, 1.06, 0.95, 0.90, 1.02, 1.12, 0.99, 1.01, 1.08, 0.98, 1.04};
+    enum { N = sizeof speed / sizeof speed[0] };
+    gs_tune_sig_t *one = calloc(1, sizeof *one), *many = calloc(1, sizeof *many);
+    if (!CHECK(one && many))
+        return;
+    gs_tune_verdict_t v1, vn;
+    int procs1 = 0, procs = 0;
+    const int calls1 = run_processes(path, speed, N, 1000000, one, &v1, &procs1);
+    CHECK_EQ_INT(procs1, 1);
+    CHECK_EQ_INT(v1.route, 5);
+    for (int per = 1; per <= 9; per += 4) {
+        const int calls = run_processes(path, speed, N, per, many, &vn, &procs);
+        CHECK(procs > 2);
+        CHECK_EQ_INT(calls, calls1);
+        CHECK_EQ_INT(vn.route, v1.route);
+        CHECK(fabs(vn.gain - v1.gain) < 1e-5 && many->pairs == one->pairs);
+    }
+    /* the samples are the same pairs' (the last process listed them in
+     * reverse when it was odd) */
+    const int rev = procs % 2 == 0;
+    int same = 1;
+    for (int i = 0; i < N; ++i) {
+        const gs_tune_cand_t *a = &one->cand[i], *b = &many->cand[rev ? N - 1 - i : i];
+        same &= a->n == b->n && a->state == b->state && a->checked == b->checked;
+        for (int k = 0; k < a->n && k < b->n; ++k)
+            same &= fabs(a->log_ratio[k] - b->log_ratio[k]) < 1e-6 && a->first[k] == b->first[k];
+    }
+    CHECK(same);
+    /* a slow candidate is pruned after 3 pairs: the processes never need
+     * more calls than one (pairs in flight at exit are in before the next) */
+    const double slow[] = {1.00, 0.60, 1.10, 0.99};
+    const int c1 = run_processes(path, slow, 4, 1000000, one, &v1, &procs1);
+    const int cn = run_processes(path, slow, 4, 2, many, &vn, &procs);
+    CHECK(c1 > 0 && cn > 0 && cn <= c1 && procs > 2);
+    CHECK_EQ_INT(vn.route, 2);
+    /* a malformed text changes nothing */
+    const char *names[] = {"fam/c0"};
+    sim_sig(one, (const int[]){0}, 1, 0);
+    const char *bad_sample = "pairs=3\tus=10\tcalls=1\tcand=fam/c0:live:1:c5,x7";
+    CHECK_EQ_INT(gs_tune_progress_apply(one, names, bad_sample), -1);
+    CHECK_EQ_INT(gs_tune_progress_apply(one, names, "pairs=3\tus=10"), -1);
+    CHECK(one->cand[0].n == 0 && one->pairs == 0);
+    /* a candidate this process does not have is left out; one it has
+     * takes its samples, state and comparison */
+    const char *other = "pairs=9\tus=2500\tcalls=3\tcand=gone/x:live:1:c1\t"
+                        "cand=fam/c0:pruned:1:c-300000,r-250000,c-280000";
+    CHECK_EQ_INT(gs_tune_progress_apply(one, names, other), 1);
+    CHECK(one->cand[0].n == 3 && one->cand[0].state == GS_CAND_SLOW && one->cand[0].checked);
+    CHECK(one->pairs == 9 && fabs(one->gpu_ms - 2.5) < 1e-9 && one->calls == 3);
+    CHECK_EQ_INT(gs_tune_order(one, 0), 0); /* 2 candidate-first, 1 cuBLAS-first */
+    free(one);
+    free(many);
+    unlink(path);
+    gs_tuned_reset();
+}
+
+static long long reaped_pid(void)
+{
+    const pid_t p = fork();
+    if (p == 0)
+        _exit(0);
+    waitpid(p, NULL, 0);
+    return (long long)p;
+}
+
+static void append_claim(const char *path, const gs_class_t *c, const char *host, long long pid,
+                         unsigned long long start, long long t)
+{
+    char hex[2 * sizeof *c + 1];
+    const unsigned char *b = (const unsigned char *)c;
+    for (size_t i = 0; i < sizeof *c; ++i)
+        snprintf(hex + 2 * i, 3, "%02x", b[i]);
+    char line[1024];
+    snprintf(line, sizeof line, "claim\t%s\thost=%s\tpid=%lld\tstart=%llu\tt=%lld\t# by hand\n",
+             hex, host, pid, start, t);
+    append_text(path, line);
+}
+
+/* Processes sharing a cache tune a signature once: a claim names the
+ * tuner; the others use the prior until its decision is in, and take the
+ * claim over when its process is gone. */
+static void test_claims(void)
+{
+    char path[64], msg[1024];
+    snprintf(path, sizeof path, "/tmp/gs_tune_claims_%d", (int)getpid());
+    unlink(path);
+    gs_tuned_reset();
+    CHECK_EQ_INT(gs_tune_cache_open(path, "v", GS_TUNE_CACHE_WRITE, msg, sizeof msg), 0);
+    gs_tune_owner_t self, holder;
+    gs_tune_owner_self(&self);
+    CHECK(self.pid == getpid() && self.start > 0 && self.host[0]);
+    const gs_class_t x = class_n(501), y = class_n(502);
+    /* another process claims x and keeps running */
+    int ready[2], go[2];
+    CHECK_EQ_INT(pipe(ready), 0);
+    CHECK_EQ_INT(pipe(go), 0);
+    const pid_t child = fork();
+    if (child == 0) {
+        char m[1024], c = 0;
+        gs_tune_owner_t h;
+        gs_tuned_reset();
+        if (gs_tune_cache_open(path, "v", GS_TUNE_CACHE_WRITE, m, sizeof m) ||
+            gs_tune_claim(&x, GS_TUNED_CUBLAS, "x", &h) != GS_CLAIM_OURS)
+            _exit(2);
+        if (write(ready[1], "c", 1) != 1 || read(go[0], &c, 1) != 1)
+            _exit(3);
+        /* then it decides x, against the prior cublas */
+        const gs_tuned_t t = tuned("sgemm_simt", "sgemm_simt", 1.05);
+        if (gs_tuned_put(&x, &t, "x", m, sizeof m))
+            _exit(4);
+        if (write(ready[1], "d", 1) != 1)
+            _exit(5);
+        pause(); /* killed */
+        _exit(0);
+    }
+    char c = 0;
+    CHECK(read(ready[0], &c, 1) == 1 && c == 'c');
+    /* held: this process leaves x alone (dispatch's prior serves it) */
+    memset(&holder, 0, sizeof holder);
+    CHECK_EQ_INT(gs_tune_claim(&x, GS_TUNED_CUBLAS, "x", &holder), GS_CLAIM_HELD);
+    CHECK(holder.pid == child && !strcmp(holder.host, self.host));
+    CHECK(gs_tune_owner_alive(&holder, (long long)time(NULL)));
+    /* y is free: ours, and ours again (no second claim line) */
+    CHECK_EQ_INT(gs_tune_claim(&y, GS_TUNED_CUBLAS, "y", &holder), GS_CLAIM_OURS);
+    CHECK_EQ_INT(gs_tune_claim(&y, GS_TUNED_CUBLAS, "y", &holder), GS_CLAIM_OURS);
+    /* the claimer decides: read from the file's tail, x is decided */
+    CHECK(write(go[1], "g", 1) == 1);
+    CHECK(read(ready[0], &c, 1) == 1 && c == 'd');
+    gs_tuned_t t;
+    CHECK(!gs_tuned_find(&x, &t));
+    CHECK_EQ_INT(gs_tune_cache_refresh(), 0);
+    CHECK(gs_tuned_find(&x, &t) && !strcmp(t.family, "sgemm_simt") && !strcmp(t.prior, "cublas"));
+    CHECK_EQ_INT(gs_tune_claim(&x, GS_TUNED_CUBLAS, "x", &holder), GS_CLAIM_DECIDED);
+    /* a process whose prior for x is another one tunes x again: the
+     * decision ended the claim */
+    CHECK_EQ_INT(gs_tune_claim(&x, "pingpong/pingpong_128x128x64", "x", &holder), GS_CLAIM_OURS);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    /* a claimer killed before deciding: taken over */
+    const gs_class_t z = class_n(503);
+    const long long dead = reaped_pid();
+    append_claim(path, &z, self.host, dead, 12345, (long long)time(NULL));
+    CHECK_EQ_INT(gs_tune_claim(&z, GS_TUNED_CUBLAS, "z", &holder), GS_CLAIM_TAKEN_OVER);
+    CHECK_EQ_INT(holder.pid, dead);
+    /* a live pid that started at another time is another process: taken over */
+    const gs_class_t w = class_n(504);
+    append_claim(path, &w, self.host, (long long)getppid(), 999999999999ULL, (long long)time(NULL));
+    CHECK_EQ_INT(gs_tune_claim(&w, GS_TUNED_CUBLAS, "w", &holder), GS_CLAIM_TAKEN_OVER);
+    /* another host: held while it writes, taken over once silent for
+     * GS_TUNE_CLAIM_FOREIGN_S */
+    const gs_class_t f1 = class_n(505), f2 = class_n(506);
+    const long long now = (long long)time(NULL);
+    append_claim(path, &f1, "elsewhere", 4242, 99, now);
+    append_claim(path, &f2, "elsewhere", 4242, 99, now - GS_TUNE_CLAIM_FOREIGN_S - 5);
+    CHECK_EQ_INT(gs_tune_claim(&f1, GS_TUNED_CUBLAS, "f1", &holder), GS_CLAIM_HELD);
+    CHECK(!strcmp(holder.host, "elsewhere"));
+    CHECK_EQ_INT(gs_tune_claim(&f2, GS_TUNED_CUBLAS, "f2", &holder), GS_CLAIM_TAKEN_OVER);
+    /* the claim lines this process wrote are in the file, with its pid */
+    char *text = slurp(path);
+    char mine[128];
+    snprintf(mine, sizeof mine, "\thost=%s\tpid=%lld\t", self.host, self.pid);
+    int claims = 0;
+    for (const char *p = text; p && (p = strstr(p, "claim\t")); ++p)
+        claims += strstr(p, "\n") > strstr(p, mine) && strstr(p, mine) != NULL;
+    CHECK(claims >= 5); /* y, x (again), z, w, f2 */
+    free(text);
+    close(ready[0]), close(ready[1]), close(go[0]), close(go[1]);
+    unlink(path);
+    gs_tuned_reset();
+}
+
+/* Format 1 files are still read (their prior unknown), and a tuning
+ * process rewrites them as format 2; compaction keeps decisions,
+ * progress and live claims. */
+static void test_format1_and_compaction(void)
+{
+    char path[64], src[512], msg[1024];
+    snprintf(path, sizeof path, "/tmp/gs_tune_fmt_%d", (int)getpid());
+    snprintf(src, sizeof src, "%s/tests/fuzz/corpus/tune_cache/valid", GS_SOURCE_DIR);
+    char *v1 = slurp(src);
+    if (!CHECK(v1 && strstr(v1, "\nformat 1\n")))
+        return;
+    FILE *f = fopen(path, "wb");
+    fputs(v1, f);
+    fclose(f);
+    free(v1);
+    gs_tuned_reset();
+    CHECK_EQ_INT(gs_tune_cache_open(path, "v", GS_TUNE_CACHE_READONLY, msg, sizeof msg), 0);
+    CHECK_EQ_INT((int)gs_tuned_count(), 2);
+    gs_class_t lt, cub;
+    memset(&lt, 0, sizeof lt);
+    memset(&cub, 0, sizeof cub);
+    ((unsigned char *)&lt)[0] = 2; /* the corpus's two classes differ in their first byte */
+    const unsigned char tail[] = {3, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0, 1};
+    memcpy((unsigned char *)&lt + 8, tail, sizeof tail);
+    memcpy((unsigned char *)&cub + 8, tail, sizeof tail);
+    gs_tuned_t t;
+    CHECK(gs_tuned_find(&lt, &t) && !strcmp(t.family, "cublaslt") && !strcmp(t.prior, "?"));
+    /* a kernel decision of unknown prior serves; "cublas" serves only
+     * where the prior forwards too */
+    CHECK(gs_tuned_prior_matches(&t, "cublas") && gs_tuned_prior_matches(&t, "pingpong/p"));
+    CHECK(gs_tuned_find(&cub, &t) && !strcmp(t.family, GS_TUNED_CUBLAS));
+    CHECK(gs_tuned_prior_matches(&t, "cublas") && !gs_tuned_prior_matches(&t, "pingpong/p"));
+    /* tuning use rewrites it as format 2, decisions kept */
+    gs_tuned_reset();
+    CHECK_EQ_INT(gs_tune_cache_open(path, "v", GS_TUNE_CACHE_WRITE, msg, sizeof msg), 0);
+    char *text = slurp(path);
+    CHECK(text && strstr(text, "\nformat 2\n") && strstr(text, "\tprior=?\tvs_prior=1.0000\t"));
+    free(text);
+    gs_tuned_reset();
+    CHECK_EQ_INT(gs_tune_cache_open(path, "v", GS_TUNE_CACHE_READONLY, msg, sizeof msg), 0);
+    CHECK(gs_tuned_count() == 2 && gs_tuned_find(&lt, &t) && !strcmp(t.prior, "?"));
+    /* compaction: 200 decisions of one class, progress of another, a live
+     * claim (this process), a dead one (another host, long silent) */
+    unlink(path);
+    gs_tuned_reset();
+    CHECK_EQ_INT(gs_tune_cache_open(path, "v", GS_TUNE_CACHE_WRITE, msg, sizeof msg), 0);
+    const gs_class_t a = class_n(601), b = class_n(602), live = class_n(603), gone = class_n(604);
+    for (int i = 0; i < 200; ++i) {
+        const gs_tuned_t d = tuned("pingpong", "pingpong_128x128x64", 1.0 + i / 1000.0);
+        gs_tuned_put(&a, &d, "", msg, sizeof msg);
+    }
+    const char *progress = "pairs=12\tus=3400\tcalls=3\tcand=fam/c0:live:1:c1000,r2000";
+    CHECK_EQ_INT(gs_tune_progress_put(&b, progress, "b", msg, sizeof msg), 0);
+    gs_tune_owner_t holder;
+    CHECK_EQ_INT(gs_tune_claim(&live, GS_TUNED_CUBLAS, "live", &holder), GS_CLAIM_OURS);
+    append_claim(path, &gone, "elsewhere", 1, 1, 1000);
+    gs_tuned_reset();
+    CHECK_EQ_INT(gs_tune_cache_open(path, "v", GS_TUNE_CACHE_WRITE, msg, sizeof msg), 0);
+    text = slurp(path);
+    int sigs = 0, progs = 0, claims = 0;
+    for (const char *p = text; p && (p = strstr(p, "\nsig\t")); ++p)
+        ++sigs;
+    for (const char *p = text; p && (p = strstr(p, "\nprogress\t")); ++p)
+        ++progs;
+    for (const char *p = text; p && (p = strstr(p, "\nclaim\t")); ++p)
+        ++claims;
+    CHECK(sigs == 1 && progs == 1 && claims == 1);
+    if (sigs != 1 || progs != 1 || claims != 1)
+        fprintf(stderr, "%s", text);
+    CHECK(text && !strstr(text, "host=elsewhere"));
+    free(text);
+    CHECK(gs_tuned_find(&a, &t) && fabs(t.gain - 1.199) < 1e-9);
+    gs_tune_owner_t by;
+    char *p = gs_tune_progress_get(&b, &by);
+    CHECK(p && !strcmp(p, progress) && by.pid == getpid());
+    free(p);
+    CHECK_EQ_INT(gs_tune_claim(&live, GS_TUNED_CUBLAS, "live", &holder), GS_CLAIM_OURS);
+    CHECK_EQ_INT(gs_tune_claim(&gone, GS_TUNED_CUBLAS, "gone", &holder), GS_CLAIM_TAKEN_OVER);
+    /* a decision ends its class's progress (and claim) */
+    const gs_tuned_t d = tuned("sgemm_simt", "sgemm_simt", 1.03);
+    gs_tuned_put(&b, &d, "b", msg, sizeof msg);
+    CHECK(gs_tune_progress_get(&b, NULL) == NULL);
+    /* a torn line from a writer that died: the next line starts after it */
+    append_text(path, "progress\t00");
+    const gs_class_t e = class_n(605);
+    CHECK_EQ_INT(gs_tuned_put(&e, &d, "after torn", msg, sizeof msg), 0);
+    gs_tuned_reset();
+    CHECK_EQ_INT(gs_tune_cache_open(path, "v", GS_TUNE_CACHE_READONLY, msg, sizeof msg), 0);
+    CHECK(gs_tuned_find(&e, &t));
+    CHECK_CONTAINS(msg, "1 malformed lines skipped");
+    unlink(path);
     gs_tuned_reset();
 }
 
@@ -485,6 +1082,42 @@ static void test_dispatch_tuned(void)
     dec = gs_dispatch(&t64, &d, &eligible);
     CHECK(!dec.family);
     CHECK_CONTAINS(dec.reason, "SM count target (64)");
+    /* decided against another prior (another table or policy since):
+     * not reused; the prior serves, and online tuning tunes it again */
+    gs_tuned_t other = tuned("sgemm_simt", "sgemm_simt", 1.08);
+    snprintf(other.prior, sizeof other.prior, "pingpong/pingpong_128x128x64");
+    gs_tuned_put(&p.cls, &other, "", msg, sizeof msg);
+    dec = gs_dispatch(&p, &d, &cache);
+    CHECK(!dec.family && !dec.tuned);
+    dec = gs_dispatch(&p, &d, &online);
+    CHECK(dec.tune_pending && !dec.tuned);
+    CHECK_CONTAINS(dec.reason, "another prior");
+    /* under the eligible policy the prior is a kernel: a decision that
+     * forwards is reused only when it was made against that kernel */
+    gs_routing_t elig = cache;
+    elig.policy = GS_POLICY_ELIGIBLE;
+    const gs_decision_t kernel_prior = gs_dispatch_prior(&p, &d, &elig);
+    char prior_text[sizeof other.prior];
+    CHECK(kernel_prior.family != NULL);
+    gs_prior_text(&kernel_prior, &p, &d, prior_text, sizeof prior_text);
+    CHECK(kernel_prior.family && !strncmp(prior_text, kernel_prior.family->name,
+                                          strlen(kernel_prior.family->name)));
+    gs_tuned_t fwd = tuned(GS_TUNED_CUBLAS, "as_called", 1.0);
+    gs_tuned_put(&p.cls, &fwd, "", msg, sizeof msg); /* against cublas */
+    dec = gs_dispatch(&p, &d, &elig);
+    CHECK(dec.family == kernel_prior.family && !dec.tuned);
+    snprintf(fwd.prior, sizeof fwd.prior, "%s", prior_text);
+    gs_tuned_put(&p.cls, &fwd, "", msg, sizeof msg); /* against the kernel */
+    dec = gs_dispatch(&p, &d, &elig);
+    CHECK(!dec.family && dec.tuned);
+    /* a format 1 decision (prior unknown) that forwards: not over a kernel
+     * prior (the old rule wrote it whenever nothing beat cuBLAS) */
+    snprintf(fwd.prior, sizeof fwd.prior, GS_TUNED_PRIOR_UNKNOWN);
+    gs_tuned_put(&p.cls, &fwd, "", msg, sizeof msg);
+    dec = gs_dispatch(&p, &d, &elig);
+    CHECK(dec.family == kernel_prior.family && !dec.tuned);
+    dec = gs_dispatch(&p, &d, &cache); /* the table forwards: it serves */
+    CHECK(!dec.family && dec.tuned);
     /* cuBLAS as called won: forwarded, counted as tuned */
     const gs_tuned_t cub = tuned(GS_TUNED_CUBLAS, "as_called", 1.0);
     gs_tuned_put(&p.cls, &cub, "", msg, sizeof msg);
@@ -553,6 +1186,11 @@ static void test_cache_numeric_locale(void)
 int main(void)
 {
     test_rule();
+    test_prior_rule();
+    test_budget_pending();
+    test_progress_resume();
+    test_claims();
+    test_format1_and_compaction();
     test_cache_file();
     test_cache_numeric_locale();
     test_compaction();
