@@ -104,7 +104,7 @@ size_t gs_tuned_count(void)
 
 /* ---- lines ---- */
 
-static void hex_of(const gs_class_t *c, char *out)
+void gs_class_hex(const gs_class_t *c, char out[GS_CLASS_HEX_LEN + 1])
 {
     static const char digits[] = "0123456789abcdef";
     const unsigned char *b = (const unsigned char *)c;
@@ -112,7 +112,7 @@ static void hex_of(const gs_class_t *c, char *out)
         out[2 * i] = digits[b[i] >> 4];
         out[2 * i + 1] = digits[b[i] & 15];
     }
-    out[2 * sizeof *c] = '\0';
+    out[GS_CLASS_HEX_LEN] = '\0';
 }
 
 static int nibble(char ch)
@@ -199,8 +199,8 @@ static int parse_entry(const char *line, size_t len, gs_class_t *c, gs_tuned_t *
 static int format_entry(const gs_class_t *c, const gs_tuned_t *t, const char *shape, char *buf,
                         size_t size)
 {
-    char hex[2 * sizeof(gs_class_t) + 1];
-    hex_of(c, hex);
+    char hex[GS_CLASS_HEX_LEN + 1];
+    gs_class_hex(c, hex);
     /* numbers in the C locale, as every process reads them */
     const locale_t cl = gs_c_locale(), old = cl != (locale_t)0 ? uselocale(cl) : (locale_t)0;
     int n = snprintf(buf, size, "sig\t%s\t%s\t%s\tgain=%.4f\tlo95=%.4f\tpairs=%d\tms=%.3f\t# %s\n",
