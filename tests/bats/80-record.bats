@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
-# gemmshim record (GEMMSHIM_RECORD): the signature file of a run, several
-# processes and runs appending to one file without losing or cutting lines,
-# merged by summing per signature; recording changes no route; forked
-# workers write their own calls. Captured sequences need a GPU to capture: their
+# gemmshim record (GEMMSHIM_RECORD) and gemmshim report: the signature file
+# of a run, several processes and runs appending to one file without losing
+# or cutting lines, merged by summing per signature; recording changes no
+# route; forked workers write their own calls; the report's shares and
+# weighted gain. Captured sequences need a GPU to capture: their
 # bookkeeping is tests/unit/test_record.c's.
 
 load test_helper
@@ -182,7 +183,7 @@ PY
     expect_contains "$stderr" "GEMMSHIM_RECORD: path is empty; the shim passes every call to cuBLAS"
 }
 
-@test "launcher: record needs --out; --out is record's" {
+@test "launcher: record needs --out; --out is record's; report needs a readable --cache" {
     run --separate-stderr "$L" record -- true
     [ "$status" -eq 2 ]
     expect_contains "$stderr" "gemmshim: record needs --out SIGS"
@@ -192,6 +193,101 @@ PY
     run --separate-stderr "$L" run --out x -- true
     [ "$status" -eq 2 ]
     expect_contains "$stderr" "gemmshim: run: unknown option '--out' (--out is record's)"
+    run --separate-stderr "$L" report --sigs x
+    [ "$status" -eq 2 ]
+    expect_contains "$stderr" "gemmshim: report needs --cache FILE"
+    run --separate-stderr "$L" report --cache "$D/none"
+    [ "$status" -eq 2 ]
+    expect_eq "$stderr" "gemmshim: report --cache: cannot read '$D/none'"
+    # a file of the wrong kind: one line, no traceback
+    printf 'not a cache\n' > "$D/junk"
+    run --separate-stderr "$L" report --cache "$D/junk"
+    [ "$status" -eq 2 ]
+    expect_eq "$stderr" "gemmshim: report: $D/junk is not a gemmshim tune cache (no '# gemmshim tune cache' first line)"
+    printf '# gemmshim tune cache\nformat 1\nvalidator v\n' > "$D/empty.cache"
+    run --separate-stderr "$L" report --cache "$D/empty.cache" --sigs "$D/junk"
+    [ "$status" -eq 2 ]
+    expect_eq "$stderr" "gemmshim: report: $D/junk is not a gemmshim signature file (no 'gemmshim-signatures' first line)"
     run --separate-stderr "$L" --help
     expect_contains "$output" "gemmshim record --out SIGS [options as for run] -- APP [ARGS...]"
+    expect_contains "$output" "gemmshim report --cache FILE [--sigs SIGS]"
+}
+
+# A signature file of two processes and a tune cache, by hand, on the
+# classes sample_calls records: 256^3 Sgemm (two processes' lines, timed
+# 150 of 200 calls: 120 ms), bf16 GemmEx (40 ms), TF32 GemmEx (20 ms), the
+# strided one (captured only: no time); a torn last line.
+synthetic() {
+    run_shim env GEMMSHIM_RECORD="$D/classes.sigs" "$SAMPLE"
+    [ "$status" -eq 0 ]
+    python3 - "$D/classes.sigs" "$D" <<'PY'
+import sys
+hexes = {}
+for line in open(sys.argv[1]):
+    p = line.rstrip("\n").split("\t")
+    if p[0] == "sig":
+        hexes[p[-1].split()[1] + " " + p[-1].split()[3] + " " + p[-1].split()[5]] = (p[1], p[2], p[-1])
+sg, bf, tf, st = (hexes["cublasSgemm_v2 f32,f32->f32 m=256"], hexes["cublasGemmEx bf16,bf16->bf16 m=512"],
+                  hexes["cublasGemmEx f32,f32->f32 m=128"], hexes["cublasSgemmStridedBatched f32,f32->f32 m=64"])
+def sig(h, calls, captured, timed, ms):
+    return f"sig\t{h[0]}\t{h[1]}\tcalls={calls}\tcaptured={captured}\ttimed={timed}\tms={ms}\ttunable=1\t{h[2]}\n"
+head = "gemmshim-signatures\tformat=1\tgpu=H200\tsms=132\tcc=90\tdriver=1\tcublas=1\tcublaslt=1\tshim=0/x\n"
+proc = "proc\thost=h\tpid=%d\ttime=1\tcalls=%d\tsigs=2\tdropped=0\tcaptures=0\tunplaced=0\tmode=on\tpolicy=table\ttune=off\tgpu=H200\n"
+with open(sys.argv[2] + "/syn.sigs", "w") as f:
+    f.write(head + proc % (1, 150) + sig(sg, 100, 0, 100, "60.000000") + sig(bf, 50, 0, 50, "40.000000")
+            + proc % (2, 130) + sig(sg, 100, 0, 50, "30.000000") + sig(tf, 20, 0, 20, "20.000000")
+            + sig(st, 10, 10, 0, "") + "sig\t" + sg[0][:100])
+cache = ["# gemmshim tune cache", "format 1",
+         "validator gpu=H200 sms=132 cc=90 driver=2 cublas=1 cublaslt=1 shim=0/x kernels=all",
+         f"sig\t{sg[0]}\tcublaslt\talgo=1\tgain=1.5000\tlo95=1.4000\tpairs=10\tms=2.000\t# ",
+         f"sig\t{bf[0]}\tcublas\tas_called\tgain=1.0000\tlo95=1.0000\tpairs=0\tms=1.000\t# ",
+         f"sig\t{bf[0]}\tpingpong\tpingpong_128x128x64\tgain=1.2500\tlo95=1.2000\tpairs=10\tms=1.000\tprior=cublas\t# ",
+         f"sig\t{tf[0]}\tcublas\tas_called\tgain=1.0000\tlo95=1.0000\tpairs=0\tms=1.000\tprior=sgemm_simt/sgemm_simt_64x64x8\tprior_gain=1.0500\t# "]
+open(sys.argv[2] + "/syn.cache", "w").write("\n".join(cache) + "\n")
+PY
+}
+
+@test "report: shares of the recorded GPU time, the decisions (a later line wins), gains over cuBLAS and the prior, the weighted expectation" {
+    synthetic
+    run --separate-stderr "$L" report --cache "$D/syn.cache" --sigs "$D/syn.sigs"
+    echo "$output"; echo "$stderr"
+    [ "$status" -eq 0 ]
+    expect_eq "$stderr" "" "stderr"
+    out=$(tr -s ' ' <<<"$output")
+    expect_contains "$out" "cache $D/syn.cache: 3 decisions; validator gpu=H200"
+    expect_contains "$out" "signatures $D/syn.sigs: 2 processes, 4 signatures, 280 calls (10 captured into graphs, 0 distinct sequences); 150.000 ms of GPU time in 220 timed calls; 1 malformed or torn lines skipped"
+    expect_contains "$out" "note: recorded with driver=1, tuned with driver=2"
+    # 256^3: 90 ms in 150 of its 200 calls -> 120 ms of 180
+    expect_contains "$out" " 66.7% 200 0 cublaslt algo=1 1.500x 1.400 - cublasSgemm_v2 NN f32,f32->f32 compute=32F m=256 n=256 k=256 "
+    expect_contains "$out" " 22.2% 50 0 pingpong pingpong_128x128x64 1.250x 1.200 1.250x cublasGemmEx TN bf16,bf16->bf16 "
+    expect_contains "$out" " 11.1% 20 0 cublas 1.000x 1.000 0.952x cublasGemmEx NN f32,f32->f32 compute=32F_FAST_TF32 "
+    expect_contains "$out" " - 10 10 undecided (the prior serves) - - - cublasSgemmStridedBatched NT "
+    # 180 / (120/1.5 + 40/1.25 + 20/1) = 1.364; over the prior, the 256^3
+    # decision (no prior recorded) left out: 60 / (40/1.25 + 20*1.05) = 1.132
+    expect_contains "$out" "expected over cuBLAS as called: 1.364x on the GEMM time, weighted by recorded GPU time; signatures without a decision (0.0% of it) counted at 1.000x"
+    expect_contains "$out" "expected over the prior: 1.132x (66.7% of the weight is decided without a prior recorded: left out)"
+    expect_contains "$out" "note: 1 signatures (10 calls) have no GPU time (captured only, or not timed): not weighted"
+    # the rows in order of their share
+    expect_eq "$(grep -oE '^ +(-|[0-9.]+%) ' <<<"$output" | tr -d ' ' | tr '\n' ' ')" "66.7% 22.2% 11.1% - " "row order"
+}
+
+@test "report: without --sigs the cache's decisions; without recorded time, shares of FLOPs" {
+    synthetic
+    run --separate-stderr "$L" report --cache "$D/syn.cache"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    out=$(tr -s ' ' <<<"$output")
+    expect_eq "$(grep -cE '^  [a-z].* [0-9.]+x ' <<<"$output")" 3 "three decisions"
+    expect_contains "$out" "pingpong pingpong_128x128x64 1.250x 1.200 1.250x 10 cublasGemmEx TN bf16,bf16->bf16 compute=32F m=512 n=256 k=128 "
+    ! grep -q expected <<<"$output"
+    # the file sample_calls recorded (nothing timed without a GPU): FLOPs
+    run --separate-stderr "$L" report --cache "$D/syn.cache" --sigs "$D/classes.sigs"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    out=$(tr -s ' ' <<<"$output")
+    expect_contains "$out" " flop% calls captured decision"
+    # FLOPs: 256^3 and the bf16 512x256x128 33.6M each, TF32 4.2M, strided
+    # 4 x 0.26M: 33.6 of 72.4
+    expect_contains "$out" " 46.4% 1 0 cublaslt algo=1 1.500x"
+    expect_contains "$out" "weighted by FLOPs (no GPU time was recorded)"
 }
