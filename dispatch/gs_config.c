@@ -422,6 +422,9 @@ int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
     p = get("GEMMSHIM_REPORT");
     if (p)
         copy_path(c, "GEMMSHIM_REPORT", p, c->report_path);
+    p = get("GEMMSHIM_RECORD");
+    if (p)
+        copy_path(c, "GEMMSHIM_RECORD", p, c->record_path);
     p = get("GEMMSHIM_TABLE");
     if (p)
         copy_path(c, "GEMMSHIM_TABLE", p, c->table_path);

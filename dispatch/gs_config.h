@@ -74,6 +74,8 @@ typedef struct gs_config {
     char cublaslt_path[GS_PATH_MAX];
     char table_path[GS_PATH_MAX];  /* GEMMSHIM_TABLE, "" if unset */
     char report_path[GS_PATH_MAX]; /* GEMMSHIM_REPORT: ab report prefix, "" if unset */
+    char record_path[GS_PATH_MAX]; /* GEMMSHIM_RECORD: the signature file appended to at
+                                      exit (gemmshim record), "" if unset */
     gs_verify_fail_t verify_fail;  /* GEMMSHIM_VERIFY_FAIL */
     double verify_tol;             /* GEMMSHIM_VERIFY_TOL, 0: per-type defaults */
     size_t workspace_cap;          /* GEMMSHIM_WORKSPACE_MB, bytes per (device, stream) */

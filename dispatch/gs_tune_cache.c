@@ -237,7 +237,7 @@ int gs_tune_owner_alive(const gs_tune_owner_t *o, long long now)
 
 /* ---- lines ---- */
 
-static void hex_of(const gs_class_t *c, char *out)
+void gs_class_hex(const gs_class_t *c, char out[GS_CLASS_HEX_LEN + 1])
 {
     static const char digits[] = "0123456789abcdef";
     const unsigned char *b = (const unsigned char *)c;
@@ -245,7 +245,7 @@ static void hex_of(const gs_class_t *c, char *out)
         out[2 * i] = digits[b[i] >> 4];
         out[2 * i + 1] = digits[b[i] & 15];
     }
-    out[2 * sizeof *c] = '\0';
+    out[GS_CLASS_HEX_LEN] = '\0';
 }
 
 static int nibble(char ch)
@@ -454,8 +454,8 @@ static int format_owner(char *buf, size_t size, const char *kind, const gs_class
 static int format_entry(const gs_class_t *c, const gs_tuned_t *t, const char *shape, char *buf,
                         size_t size)
 {
-    char hex[2 * sizeof(gs_class_t) + 1];
-    hex_of(c, hex);
+    char hex[GS_CLASS_HEX_LEN + 1];
+    gs_class_hex(c, hex);
     /* numbers in the C locale, as every process reads them */
     const locale_t cl = gs_c_locale(), old = cl != (locale_t)0 ? uselocale(cl) : (locale_t)0;
     int n = snprintf(buf, size,

@@ -66,7 +66,7 @@ const char *gs_dtype_name(gs_dtype_t t)
     }
 }
 
-static const char *compute_name(gs_compute_t c)
+const char *gs_compute_name(gs_compute_t c)
 {
     switch (c) {
     case GS_CT_F32: return "32F";
@@ -180,7 +180,7 @@ void gs_log_call(const gs_problem_t *p, const gs_decision_t *dec, const char *ke
                  "%s %c%c %s,%s->%s compute=%s m=%lld n=%lld k=%lld batch=%lld%s -> %s (%s)",
                  gs_entry_name(p->entry, p->is_64), p->trans_a ? 'T' : 'N',
                  p->trans_b ? 'T' : 'N', gs_dtype_name(p->a_type), gs_dtype_name(p->b_type),
-                 gs_dtype_name(p->c_type), compute_name(p->compute), (long long)p->m,
+                 gs_dtype_name(p->c_type), gs_compute_name(p->compute), (long long)p->m,
                  (long long)p->n, (long long)p->k, (long long)p->batch,
                  p->bias ? " +bias" : "",
                  kernel ? kernel : gs_route_name(dec->route), dec->reason);

@@ -73,5 +73,7 @@ size_t gs_log_ab_rows(gs_ab_row_t **rows);
 const char *gs_entry_name(gs_entry_t e, int is_64);
 /* "f32", "f16", "bf16", "f64" or "other", as log lines name a type. */
 const char *gs_dtype_name(gs_dtype_t t);
+/* "32F", "32F_FAST_TF32", ... or "other": the compute type as log lines name it. */
+const char *gs_compute_name(gs_compute_t c);
 
 #endif

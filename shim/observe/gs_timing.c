@@ -18,6 +18,7 @@ typedef struct slot {
     gs_sig_t *sig; /* GEMMSHIM_MODE=ab: the signature and side the time is for */
     int ours;
     int tuned;     /* the call's route was a tuned decision */
+    gs_rec_sig_t *rec; /* the record's signature, NULL if none */
 } slot_t;
 
 static slot_t slots[SLOTS];
@@ -43,13 +44,15 @@ static void harvest(int wait)
                 gs_log_ab_time(s->sig, s->ours, ms);
             else
                 gs_log_add_time(s->route, s->tuned, ms);
+            if (s->rec)
+                gs_record_time(s->rec, ms);
         }
         s->state = FREE;
     }
     gs_capture_restore(mode);
 }
 
-int gs_timing_begin(void *stream)
+int gs_timing_begin(void *stream, gs_rec_sig_t *rec)
 {
     enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
     int dev = -1;
@@ -85,6 +88,7 @@ int gs_timing_begin(void *stream)
         if (cudaEventRecord(s->start, (cudaStream_t)stream) != cudaSuccess)
             break;
         s->state = STARTED;
+        s->rec = rec;
         found = i;
     }
     pthread_mutex_unlock(&lock);

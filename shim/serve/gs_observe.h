@@ -3,8 +3,8 @@
  *   describe -> checks -> decide (with the tuner's hook) -> plan ->
  *   workspace -> A/B turn -> run -> fallback
  *
- * and the log, the statistics, verification, timing, the A/B report and
- * gemmshim_last_route watch it at fixed points, through one list
+ * and the record, the log, the statistics, verification, timing, the A/B
+ * report and gemmshim_last_route watch it at fixed points, through one list
  * (shim/serve/gs_observers.c). At each point every observer that has a callback
  * for it is called, in the list's order. Observers never change how a call
  * is served; what they need to know (measure this call? compare it with
@@ -22,6 +22,7 @@
 #include "gs_dispatch.h"
 #include "gs_log.h"
 #include "gs_problem.h"
+#include "gs_record.h"
 #include "gs_serve.h"
 #include "gs_verify.h"
 
@@ -42,8 +43,11 @@ typedef struct gs_serving {
     int timed;               /* measure its GPU time (ours, or the forward's) */
     int verify;              /* compare our result with cuBLAS's */
     gs_sig_t *ab_sig;        /* GEMMSHIM_MODE=ab: the signature whose turn this is */
+    int described;           /* its class describes a valid call on a known handle (a
+                                cuBLASLt call beyond it: call->lt_unroutable says why) */
 
     /* the observers' own state for this call */
+    gs_rec_sig_t *rec;       /* record: the call's signature record, NULL if none */
     int timing_slot;         /* timing: the measurement in flight, -1 if none */
     int verifying;           /* verify: armed (its reference is enqueued) */
     gs_verify_t verify_state;

@@ -1,17 +1,71 @@
 /* The observers of serving (gs_observe.h), in one list: what each of the
- * log, statistics, verify, timing and report modules does at each fixed
- * point of the pipeline. The modules keep their own APIs; this file is the
- * only place serving meets them. */
+ * record, log, statistics, verify, timing and report modules does at each
+ * fixed point of the pipeline. The modules keep their own APIs; this file
+ * is the only place serving meets them. */
 #include "gs_observe.h"
 #include "gs_hooks.h"
 #include "gs_log.h"
+#include "gs_record.h"
+#include "gs_record_out.h"
+#include "gs_sink.h"
 #include "gs_state.h"
 #include "gs_timing.h"
 #include "gs_tune.h"
 #include "gs_verify.h"
 
+#include <cuda_runtime_api.h>
 #include <pthread.h>
 #include <stdlib.h>
+
+/* ---- record: every call's signature, for gemmshim record ---- */
+
+/* The capture sequence a call on `stream` is captured into, 0 when it runs
+ * eagerly or CUDA cannot say (no device; a forked child, where CUDA is not
+ * usable). An error of the query is not left for the application's next
+ * cudaGetLastError, nor is one of its own cleared. */
+static unsigned long long capture_of(void *stream)
+{
+    if (gs_sink_forked())
+        return 0;
+    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    unsigned long long id = 0;
+    const cudaError_t before = cudaPeekAtLastError();
+#if CUDART_VERSION >= 13000
+    const cudaError_t e =
+        cudaStreamGetCaptureInfo((cudaStream_t)stream, &status, &id, NULL, NULL, NULL, NULL);
+#else
+    const cudaError_t e =
+        cudaStreamGetCaptureInfo((cudaStream_t)stream, &status, &id, NULL, NULL, NULL);
+#endif
+    if (e != cudaSuccess) {
+        if (before == cudaSuccess)
+            cudaGetLastError();
+        return 0;
+    }
+    return status == cudaStreamCaptureStatusActive ? id : 0;
+}
+
+/* Once per call that reaches cuBLAS or our kernel: at our kernel's launch,
+ * or at the forward (a fallback's forward follows its launch attempt, and
+ * is not counted again). Ahead of timing in the list: the timing slot
+ * takes the record. Invalid calls, and calls answered here, are no GEMM
+ * to tune. */
+static void record_call(gs_serving_t *s)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    if (!gs_cfg()->record_path[0] || !s->described || s->fell_back)
+        return;
+    pthread_once(&once, gs_record_out_start);
+    const gs_call_t *c = s->call;
+    s->rec = gs_record_call(&s->p.cls, c->lt && c->lt_unroutable[0] ? c->lt_unroutable : NULL,
+                            capture_of(s->stream));
+}
+
+static const gs_observer_t record_observer = {
+    .name = "record",
+    .on_forward = record_call,
+    .before_run = record_call,
+};
 
 /* ---- A/B report: the table and files at exit ---- */
 
@@ -79,7 +133,7 @@ static const gs_observer_t verify_observer = {
  * verify enqueues after it) is timed. */
 static void timing_begin(gs_serving_t *s)
 {
-    s->timing_slot = s->timed ? gs_timing_begin(s->stream) : -1;
+    s->timing_slot = s->timed ? gs_timing_begin(s->stream, s->rec) : -1;
 }
 
 static void timing_after_run(gs_serving_t *s)
@@ -186,6 +240,6 @@ static const gs_observer_t tune_stats_observer = {
 };
 
 const gs_observer_t *const gs_observers[] = {
-    &report_observer, &verify_observer, &timing_observer, &log_observer,
+    &record_observer, &report_observer, &verify_observer, &timing_observer, &log_observer,
     &route_observer,  &tune_stats_observer, NULL,
 };

@@ -68,10 +68,11 @@ static gs_lt_getters_t lt_getters(void)
 }
 
 /* Events around each call cost a few microseconds of host time: only while
- * logging, and not with GEMMSHIM_LOG_TIMING=0 (timing small calls). */
+ * logging or recording, and not with GEMMSHIM_LOG_TIMING=0 (timing small
+ * calls). */
 static int timing_wanted(const gs_config_t *cfg)
 {
-    return cfg->log_enabled && cfg->log_timing;
+    return (cfg->log_enabled || cfg->record_path[0]) && cfg->log_timing;
 }
 
 /* ---- the outcomes: forwarded, answered here, served ---- */
@@ -177,12 +178,14 @@ static cublasStatus_t describe(const gs_call_t *c, gs_serving_t *s)
 static int check(gs_serving_t *s, cublasStatus_t handle_status, gs_served_t *out)
 {
     const gs_call_t *c = s->call;
+    const int valid = c->lt || gs_check_call(c) == CUBLAS_STATUS_SUCCESS;
+    s->described = valid && handle_status == CUBLAS_STATUS_SUCCESS; /* mode off included */
     const char *why = NULL;
     if (s->routing.mode == GS_MODE_OFF) {
         why = "GEMMSHIM_MODE=off";
     } else if (c->lt && c->lt_unroutable[0]) { /* what it is not, cuBLASLt computes or judges */
         why = c->lt_unroutable;
-    } else if (!c->lt && gs_check_call(c) != CUBLAS_STATUS_SUCCESS) {
+    } else if (!valid) {
         /* cuBLAS 13 dereferences a NULL alpha or beta and crashes the
          * application; the shim answers with the documented status instead. */
         if (c->handle && (!c->alpha || !c->beta)) {

@@ -5,6 +5,7 @@
 #include "gs_class_map.h"
 #include "gs_config.h"
 #include "gs_dispatch.h"
+#include "gs_facts.h"
 #include "gs_hooks.h"
 #include "gs_kernels.h"
 #include "gs_log.h"
@@ -26,11 +27,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "gs_build_id.h" /* GS_BUILD_ID: a hash of the sources (cmake/gs_build_id.cmake) */
-#ifndef GS_VERSION
-#define GS_VERSION "0"
-#endif
 
 enum {
     SIGS_MAX = 4096,     /* signatures tuned per process */
@@ -118,24 +114,6 @@ void gs_tune_count_served(int tuned)
 
 /* ---- start: validator and cache ---- */
 
-static void versions(int *cublas, long *cublaslt, int *driver)
-{
-    cublasStatus_t (*prop)(int, int *) =
-        (cublasStatus_t(*)(int, int *))gs_real_symbol(GS_LIB_CUBLAS, "cublasGetProperty");
-    size_t (*lt_version)(void) = (size_t(*)(void))gs_real_symbol(GS_LIB_CUBLASLT,
-                                                                  "cublasLtGetVersion");
-    int maj = 0, min = 0, pat = 0;
-    if (prop) {
-        prop(0, &maj); /* MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL */
-        prop(1, &min);
-        prop(2, &pat);
-    }
-    *cublas = maj * 10000 + min * 100 + pat;
-    *cublaslt = lt_version ? (long)lt_version() : 0;
-    *driver = 0;
-    cudaDriverGetVersion(driver);
-}
-
 static void summary_at_exit(void)
 {
     pthread_mutex_lock(&lock);
@@ -148,18 +126,15 @@ static void summary_at_exit(void)
 static void start_once(const gs_device_t *d)
 {
     const gs_config_t *cfg = gs_cfg();
-    int cublas, driver;
-    long cublaslt;
-    versions(&cublas, &cublaslt, &driver);
+    char facts[256];
+    gs_facts(d, ' ', facts, sizeof facts);
     char kernels[512];
     gs_routing_t r = gs_routing();
     gs_format_kernel_list(&r, kernels, sizeof kernels);
     char validator[1024];
     snprintf(validator, sizeof validator,
-             "gpu=%s sms=%d cc=%d%d driver=%d cublas=%d cublaslt=%ld shim=%s/%s kernels=%s "
-             "workspace_mb=%zu pdl=%d knobs=%016llx pairs=%d lt_algos=%d",
-             d->gpu[0] ? d->gpu : "?", d->sm_count, d->cc_major, d->cc_minor, driver, cublas,
-             cublaslt, GS_VERSION, GS_BUILD_ID, kernels, cfg->workspace_cap >> 20, cfg->pdl,
+             "%s kernels=%s workspace_mb=%zu pdl=%d knobs=%016llx pairs=%d lt_algos=%d", facts,
+             kernels, cfg->workspace_cap >> 20, cfg->pdl,
              (unsigned long long)cfg->knob_key, cfg->tune.pairs, cfg->tune.lt_algos);
     if (cfg->tune.cache_path[0]) {
         char msg[1600];

@@ -188,6 +188,14 @@ f32 NT 512 512 32768"
     [ "$status" -eq 0 ]
     expect_contains "$(cat "$BATS_TEST_TMPDIR/k.table")" "pingpong pingpong_coop_256x128x64 90 bf16 TN 4096 4096 4096 1.010 H100"
     expect_contains "$(cat "$BATS_TEST_TMPDIR/k.table")" "sgemm_simt - 90 f32 NN 1024 1024 1024 1.020 H100"
+    # gemmshim report's script, and the signature reader it imports, beside it
+    printf '# gemmshim tune cache\nformat 1\nvalidator gpu=H100\n' > "$BATS_TEST_TMPDIR/r.cache"
+    printf 'gemmshim-signatures\tformat=1\tgpu=H100\n' > "$BATS_TEST_TMPDIR/r.sigs"
+    run --separate-stderr env -C / python3 "$prefix/share/gemmshim/report_from_cache.py" \
+        --cache "$BATS_TEST_TMPDIR/r.cache" --sigs "$BATS_TEST_TMPDIR/r.sigs"
+    echo "$output"; echo "$stderr"
+    [ "$status" -eq 0 ]
+    expect_contains "$output" "0 processes, 0 signatures, 0 calls"
     [ -L "$prefix/lib/libgemmshim.so" ]
     run readelf -d "$prefix/lib/libgemmshim.so"
     expect_contains "$output" "Library soname: [libgemmshim.so.0]"

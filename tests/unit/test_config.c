@@ -94,6 +94,15 @@ static void good_values(void)
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_REPORT", "", NULL), -1);
     CHECK_CONTAINS(c.error_msg, "GEMMSHIM_REPORT");
 
+    /* the signature file of gemmshim record: a path, never empty */
+    CHECK_EQ_INT(parse_env(&c, NULL), 0);
+    CHECK_STR_EQ(c.record_path, "");
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_RECORD", "/tmp/app.sigs", NULL), 0);
+    CHECK_STR_EQ(c.record_path, "/tmp/app.sigs");
+    CHECK_EQ_INT(c.routing.mode, GS_MODE_ON); /* recording changes no route */
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_RECORD", "", NULL), -1);
+    CHECK_CONTAINS(c.error_msg, "GEMMSHIM_RECORD: path is empty");
+
     /* verify mode and its switches */
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_MODE", "verify", NULL), 0);
     CHECK_EQ_INT(c.routing.mode, GS_MODE_VERIFY);
@@ -455,8 +464,9 @@ static void bad_values(void)
 static void paths(void)
 {
     static char path[GS_PATH_MAX + 1];
-    const char *vars[] = {"GEMMSHIM_CUBLAS", "GEMMSHIM_CUBLASLT", "GEMMSHIM_LOG"};
-    for (int v = 0; v < 3; ++v) {
+    const char *vars[] = {"GEMMSHIM_CUBLAS", "GEMMSHIM_CUBLASLT", "GEMMSHIM_LOG",
+                          "GEMMSHIM_RECORD"};
+    for (int v = 0; v < 4; ++v) {
         gs_config_t c;
         /* GS_PATH_MAX - 1 characters fit; GS_PATH_MAX do not. */
         memset(path, 0, sizeof path);
@@ -464,7 +474,10 @@ static void paths(void)
         memset(path + 1, 'p', GS_PATH_MAX - 2);
         CHECK_EQ_INT(strlen(path), GS_PATH_MAX - 1);
         CHECK_EQ_INT(parse_env(&c, vars[v], path, NULL), 0);
-        const char *stored = v == 0 ? c.cublas_path : v == 1 ? c.cublaslt_path : c.log_path;
+        const char *stored = v == 0   ? c.cublas_path
+                             : v == 1 ? c.cublaslt_path
+                             : v == 2 ? c.log_path
+                                      : c.record_path;
         CHECK_STR_EQ(stored, path);
 
         path[GS_PATH_MAX - 1] = 'p';
