@@ -444,8 +444,8 @@ static int parse_line(const char *line, size_t len, int format)
 static int format_owner(char *buf, size_t size, const char *kind, const gs_class_t *c,
                         const gs_tune_owner_t *o)
 {
-    char hex[2 * sizeof(gs_class_t) + 1];
-    hex_of(c, hex);
+    char hex[GS_CLASS_HEX_LEN + 1];
+    gs_class_hex(c, hex);
     const int n = snprintf(buf, size, "%s\t%s\thost=%s\tpid=%lld\tstart=%llu\tt=%lld", kind, hex,
                            o->host, o->pid, o->start, o->t);
     return n > 0 && (size_t)n < size ? n : -1;
