@@ -14,12 +14,12 @@ gs_phase "dependencies (tools/ensure-deps.sh)"
 . tools/ensure-deps.sh
 gs_phase "configuring ($build)"
 gs_configure_release "$build" || { echo "run.sh: configuring failed (log: $build/configure.log)" >&2; exit 1; }
-# the CUDA kernels take most of a first build (about 6 minutes on 2 cores):
+# the CUDA kernels take most of a first build (about 4 minutes on 2 cores):
 # show CMake's progress lines rather than nothing
 if [ -f "$build/libgemmshim.so" ]; then
   gs_phase "building (up to date or incremental)"
 else
-  gs_phase "building (a first build takes about 6 minutes on 2 cores; progress below)"
+  gs_phase "building (a first build takes about 4 minutes on 2 cores; progress below)"
 fi
 # (compiler errors and warnings are on stderr, unfiltered)
 if ! cmake --build "$build" -j"$(nproc)" --target gemmshim sample_app sample_calls |
