@@ -34,6 +34,16 @@ enum {
     PAIRS_PER_CALL = 4,  /* pairs one call carries */
     SPIN_NS = 50000,     /* the GPU waits this long ahead of each pair, while the
                             host queues both sides (gs_spin.h) */
+    /* A side of a timed pair is a run of back-to-back calls lasting about
+     * RUN_TARGET_NS (at most RUN_MAX calls): one call between a flush and an
+     * event pair adds the same fixed costs to both sides (the flush's dirty
+     * lines written back under the first call's stores, the first wave's
+     * ramp), which shrinks a short call's ratio toward 1 (TN 8448x9216x64:
+     * 1.04 where back-to-back calls read 1.18). */
+    RUN_TARGET_NS = 300000,
+    RUN_MAX = 8,
+    RUN_HOST_NS = 20000, /* the spin grows by this per extra call of a run and
+                            side, so the host queues whole runs ahead of the GPU */
     CMP_SLOTS = 4096,    /* comparisons in flight, process-wide */
     SAVE_EVERY = 16,     /* pairs collected between two progress lines in the cache */
     NAME_MAX_BYTES = 232, /* a candidate's "family/configuration" */
@@ -41,6 +51,9 @@ enum {
      * GS_TUNE_PAIRS_MAX samples of at most 12 characters */
     PROGRESS_BYTES = GS_TUNE_CANDS_MAX * (NAME_MAX_BYTES + 16 + 12 * GS_TUNE_PAIRS_MAX) + 64,
 };
+/* run_of: A and B below this share of a call's bytes (and within twice
+ * L2) leave a run representative */
+#define RUN_INPUT_SHARE 0.1
 /* A signature another process tunes is looked at again (the cache's new
  * lines read, its claimer checked) at most this often. */
 #define RECHECK_NS 200000000LL
@@ -64,6 +77,7 @@ typedef struct pending {
     int warmup;          /* a candidate's first pair: compared, not timed (it may
                             load modules lazily, build plans, fill caches) */
     int cmp;             /* pinned comparison slot, -1 if none */
+    int run;             /* calls per side: the times are divided by it */
 } pending_t;
 
 typedef struct tsig {
@@ -72,6 +86,8 @@ typedef struct tsig {
     sig_state_t state;
     long long next_check; /* SIG_WAITING: when to look at the cache again (ns) */
     int unsaved;         /* pairs collected since the last progress line */
+    int run;             /* calls per side of a timed pair; 0 until cuBLAS's time
+                            is known (run_of) */
     gs_tune_sig_t rule;
     char prior[NAME_MAX_BYTES]; /* what the shim does untuned: "cublas" or family/config */
     char name[GS_TUNE_CANDS_MAX][NAME_MAX_BYTES]; /* each candidate's family/config */
@@ -493,6 +509,27 @@ static void claim(tsig_t *s)
 }
 
 /* Reads the pairs that completed, in order. Needs no call: also at exit. */
+/* Calls per side of a timed pair, from cuBLAS's time for one call (ms):
+ * 1 where a run would not read what the application's calls read. The
+ * calls of a run share their operands, so a run's later calls find A and B
+ * in L2 where they fit there, while the application's calls, between other
+ * kernels, read them from memory: a run is taken only where A and B are
+ * too large for L2 or a small part of the call's traffic (a short-k call
+ * whose C is most of its bytes). */
+static int run_of(const tsig_t *s, double t_cub_ms)
+{
+    const gs_class_t *c = &s->key.cls;
+    const double ies = (double)gs_dtype_size((gs_dtype_t)c->a_type),
+                 oes = (double)gs_dtype_size((gs_dtype_t)c->c_type);
+    const double b = (double)c->batch, in = b * ies * ((double)c->m * c->k + (double)c->k * c->n),
+                 out = b * oes * (double)c->m * c->n;
+    const double l2 = (double)s->flush_bytes / 2; /* flush_size: twice L2 */
+    if (in <= 2.0 * l2 && in > RUN_INPUT_SHARE * (in + out))
+        return 1;
+    const double n = ceil(RUN_TARGET_NS * 1e-6 / t_cub_ms);
+    return n < 1.0 ? 1 : n > RUN_MAX ? RUN_MAX : (int)n;
+}
+
 static void collect(tsig_t *s, const gs_tune_limits_t *lim)
 {
     int done = 0;
@@ -508,7 +545,6 @@ static void collect(tsig_t *s, const gs_tune_limits_t *lim)
             cudaGetLastError();
             t0 = t1 = 0.f;
         }
-        const double t_cand = pd->first_is_cand ? t0 : t1, t_cub = pd->first_is_cand ? t1 : t0;
         /* the pair's whole GPU time (copies, spin, flushes too), for the budgets */
         float whole = 0.f;
         if (q != cudaSuccess || cudaEventElapsedTime(&whole, pd->ev[5], pd->ev[3]) != cudaSuccess) {
@@ -516,6 +552,12 @@ static void collect(tsig_t *s, const gs_tune_limits_t *lim)
             whole = 0.f;
         }
         const double extra = whole > t0 + t1 ? whole - (t0 + t1) : 0.0;
+        const double sides_ms = (double)t0 + t1;
+        /* per call: each side was a run of pd->run calls */
+        const double t_cand = (pd->first_is_cand ? t0 : t1) / pd->run,
+                     t_cub = (pd->first_is_cand ? t1 : t0) / pd->run;
+        if (!s->run && t_cub > 0.0)
+            s->run = run_of(s, t_cub);
         gs_tune_cand_t *c = &s->rule.cand[pd->cand];
         if (pd->cmp >= 0 && q == cudaSuccess) {
             const double *sums = cmp_sums[pd->cmp];
@@ -533,12 +575,13 @@ static void collect(tsig_t *s, const gs_tune_limits_t *lim)
         }
         if (pd->warmup) { /* its times are dropped, its cost counted */
             gs_tune_add_pair(&s->rule, pd->cand, 0.0, 0.0, 1, lim);
-            s->rule.gpu_ms += t_cand + t_cub;
+            s->rule.gpu_ms += sides_ms;
         } else {
             gs_tune_add_pair(&s->rule, pd->cand, t_cub, t_cand, pd->first_is_cand, lim);
+            s->rule.gpu_ms += sides_ms - (t_cand + t_cub); /* the runs' other calls */
         }
         s->rule.gpu_ms += extra;
-        spent_ms += t_cand + t_cub + extra;
+        spent_ms += sides_ms + extra;
         pending_release(pd);
         ++done;
     }
@@ -564,6 +607,9 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
     const int compare = s->needs_compare[ci];
     pd->warmup = compare && !s->rule.cand[ci].checked;
     pd->first_is_cand = pd->warmup ? 1 : gs_tune_order(&s->rule, ci);
+    /* a compared pair is one call a side: with a beta that reads C, a run
+     * would feed each call's C into the next */
+    pd->run = compare || !s->run ? 1 : s->run;
     for (int i = 0; i < 6; ++i)
         if ((i != 4 || compare) && !(pd->ev[i] = event_get())) {
             pending_release(pd);
@@ -589,14 +635,14 @@ static int enqueue_pair(tsig_t *s, int ci, const gs_call_t *c, const gs_problem_
     /* L2 flushed before each side, so neither finds the other's operands
      * there; the spin (once, ahead of both) lets the host queue the pair. */
     if (!err)
-        err = gs_spin_launch(st, SPIN_NS);
+        err = gs_spin_launch(st, (unsigned)(SPIN_NS + (pd->run - 1) * 2 * RUN_HOST_NS));
     int copying = 0;
     for (int half = 0; half < 2 && !err; ++half) {
         const int cand_now = (half == 0) == pd->first_is_cand;
         err = cudaMemsetAsync(flush_of(s), (s->rule.pairs + half) & 0xff, s->flush_bytes, st);
         if (!err)
             err = cudaEventRecord(pd->ev[2 * half], st);
-        if (!err)
+        for (int r = 0; r < pd->run && !err; ++r)
             err = cand_now ? run_candidate(s, &s->rule.cand[ci], p, d, cand_out)
                            : (gs_cublas_as_called(c, ref_out) != CUBLAS_STATUS_SUCCESS);
         if (!err)
