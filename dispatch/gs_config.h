@@ -52,6 +52,8 @@ typedef struct gs_tune_config {
     int pairs;                     /* GEMMSHIM_TUNE_PAIRS: timed pairs per candidate (4..64, 10) */
     int lt_algos;                  /* GEMMSHIM_TUNE_LT_ALGOS: cuBLASLt heuristic results (0..8, 8) */
     double budget_ms;              /* GEMMSHIM_TUNE_BUDGET_MS: tuning GPU time per process */
+    double share;                  /* GEMMSHIM_TUNE_SHARE / 100: a signature's pairs' GPU time
+                                      against its own calls' in a process (0: no limit) */
     size_t scratch_cap;            /* GEMMSHIM_TUNE_SCRATCH_MB: scratch per signature, bytes */
 } gs_tune_config_t;
 

@@ -102,6 +102,31 @@ void gs_tune_call_done(gs_tune_sig_t *s, int pairs)
     }
 }
 
+void gs_tune_share_call(gs_tune_share_t *sh)
+{
+    ++sh->calls;
+}
+
+void gs_tune_share_pair(gs_tune_share_t *sh, double whole_ms, double t_cublas_ms)
+{
+    sh->pairs_ms += whole_ms;
+    sh->pair_ms = whole_ms;
+    if (t_cublas_ms > 0.0) {
+        ++sh->n;
+        sh->call_ms += (t_cublas_ms - sh->call_ms) / sh->n;
+    }
+}
+
+int gs_tune_share_allows(const gs_tune_share_t *sh, int in_flight, double share)
+{
+    if (share <= 0.0)
+        return 1;
+    if (sh->n == 0) /* no time known yet: the first pair only */
+        return in_flight == 0 && sh->pairs_ms == 0.0;
+    const double cost = sh->pairs_ms + in_flight * sh->pair_ms;
+    return cost <= share * (double)sh->calls * sh->call_ms;
+}
+
 /* Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom. */
 static double t975(int df)
 {

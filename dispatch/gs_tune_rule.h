@@ -122,6 +122,29 @@ void gs_tune_enqueued(gs_tune_sig_t *s, int cand, int order);
  * costs nothing (it only counts toward max_idle_calls). */
 void gs_tune_call_done(gs_tune_sig_t *s, int pairs);
 
+/* What a signature's pairs may cost one process (GEMMSHIM_TUNE_SHARE): the
+ * pairs' GPU time, those in flight counted at the last pair's cost, stays
+ * within `share` of the GPU time the signature's own calls take there
+ * (cuBLAS's time for one call, from the pairs, times its calls), so a
+ * tuning run keeps 1 / (1 + share) of plain or better where its GEMMs are
+ * what runs. The first pair goes before any time is known. The calls a
+ * signature needs in all do not depend on how many processes it takes. */
+typedef struct gs_tune_share {
+    long long calls; /* the signature's calls in this process while it tunes */
+    double pairs_ms; /* GPU time of this process's pairs whose times are in */
+    double call_ms;  /* cuBLAS's time for one call: the mean over those pairs */
+    double pair_ms;  /* the last of them: its whole GPU time */
+    int n;           /* pairs behind call_ms */
+} gs_tune_share_t;
+
+/* A call of the signature (whether or not it carries a pair). */
+void gs_tune_share_call(gs_tune_share_t *sh);
+/* A pair's times came in: its whole GPU time, and cuBLAS's for one call. */
+void gs_tune_share_pair(gs_tune_share_t *sh, double whole_ms, double t_cublas_ms);
+/* 1 if another pair fits, `in_flight` pairs being on the GPU; share <= 0:
+ * no limit. */
+int gs_tune_share_allows(const gs_tune_share_t *sh, int in_flight, double share);
+
 /* A pair's times (milliseconds) and its order; a non-positive time drops
  * the pair. */
 void gs_tune_add_pair(gs_tune_sig_t *s, int cand, double t_cublas, double t_cand,

@@ -88,6 +88,7 @@ typedef struct tsig {
     int unsaved;         /* pairs collected since the last progress line */
     int run;             /* calls per side of a timed pair; 0 until cuBLAS's time
                             is known (run_of) */
+    gs_tune_share_t share; /* this process's pairs against its calls (GEMMSHIM_TUNE_SHARE) */
     gs_tune_sig_t rule;
     char prior[NAME_MAX_BYTES]; /* what the shim does untuned: "cublas" or family/config */
     char name[GS_TUNE_CANDS_MAX][NAME_MAX_BYTES]; /* each candidate's family/config */
@@ -582,6 +583,7 @@ static void collect(tsig_t *s, const gs_tune_limits_t *lim)
         }
         s->rule.gpu_ms += extra;
         spent_ms += sides_ms + extra;
+        gs_tune_share_pair(&s->share, sides_ms + extra, t_cub);
         pending_release(pd);
         ++done;
     }
@@ -713,7 +715,10 @@ static void tune_step(tsig_t *s, const gs_call_t *c, const gs_problem_t *p, cons
         decide(s, NULL);
     } else if (spent_ms < cfg->tune.budget_ms && !scratch_ready(s, p, d, (cudaStream_t)p->stream)) {
         int carried = 0;
+        gs_tune_share_call(&s->share);
         for (int i = 0; i < PAIRS_PER_CALL; ++i) {
+            if (!gs_tune_share_allows(&s->share, s->n_pend, cfg->tune.share))
+                break;
             const int ci = gs_tune_next(&s->rule, lim);
             if (ci < 0 || !enqueue_pair(s, ci, c, p, d, lim))
                 break;

@@ -151,6 +151,18 @@ static void good_values(void)
         CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TUNE_PAIRS", bad_pairs[i], NULL), -1);
         CHECK_CONTAINS(c.error_msg, "GEMMSHIM_TUNE_PAIRS");
     }
+    /* GEMMSHIM_TUNE_SHARE: a percent, 25 by default, 0 for no limit */
+    CHECK_EQ_INT(parse_env(&c, NULL), 0);
+    CHECK(c.tune.share == 0.25);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TUNE_SHARE", "0", NULL), 0);
+    CHECK(c.tune.share == 0.0);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TUNE_SHARE", "150", NULL), 0);
+    CHECK(c.tune.share == 1.5);
+    const char *bad_share[] = {"-1", "0.5", "x", "100001"};
+    for (size_t i = 0; i < sizeof bad_share / sizeof bad_share[0]; ++i) {
+        CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TUNE_SHARE", bad_share[i], NULL), -1);
+        CHECK_CONTAINS(c.error_msg, "GEMMSHIM_TUNE_SHARE");
+    }
     /* GEMMSHIM_DLSYM: opt-in interception of dlsym look-ups */
     CHECK_EQ_INT(parse_env(&c, NULL), 0);
     CHECK_EQ_INT(c.intercept_dlsym, 0);

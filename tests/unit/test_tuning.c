@@ -1183,11 +1183,61 @@ static void test_cache_numeric_locale(void)
     unlink(path);
 }
 
+/* GEMMSHIM_TUNE_SHARE: a signature's pairs take at most `share` of the GPU
+ * time its own calls take in a process, whatever the pairs cost, so a
+ * tuning run keeps 1 / (1 + share) of plain; the calls needed in all do not
+ * depend on how they are split into processes. */
+static void test_share(void)
+{
+    gs_tune_share_t sh = {0};
+    /* no limit */
+    CHECK(gs_tune_share_allows(&sh, 5, 0.0));
+    /* the first pair goes before anything is known, then nothing until its times are in */
+    gs_tune_share_call(&sh);
+    CHECK(gs_tune_share_allows(&sh, 0, 0.25));
+    CHECK(!gs_tune_share_allows(&sh, 1, 0.25));
+    /* calls of 1 ms; a pair costs 2.5 ms (two runs of one call, the flushes,
+     * the spin): at 25% it fits after every 10 calls */
+    gs_tune_share_pair(&sh, 2.5, 1.0);
+    CHECK(!gs_tune_share_allows(&sh, 0, 0.25)); /* 2.5 ms spent on 1 call */
+    for (int i = 1; i < 10; ++i)
+        gs_tune_share_call(&sh);
+    CHECK(gs_tune_share_allows(&sh, 0, 0.25));  /* 10 calls: 2.5 ms allowed */
+    CHECK(!gs_tune_share_allows(&sh, 1, 0.25)); /* but not with one in flight */
+
+    /* One process of 4000 calls and ten of 400 tune with the same number
+     * of pairs, and the pairs never take more than the share plus one pair. */
+    int pairs_one = 0, pairs_ten = 0;
+    double worst = 0.0;
+    for (int proc = 0; proc < 11; ++proc) {
+        gs_tune_share_t p = {0};
+        const int calls = proc == 0 ? 4000 : 400;
+        int pairs = 0;
+        for (int i = 0; i < calls; ++i) {
+            gs_tune_share_call(&p);
+            while (gs_tune_share_allows(&p, 0, 0.25)) {
+                gs_tune_share_pair(&p, 2.5, 1.0);
+                ++pairs;
+            }
+            const double over = p.pairs_ms - 0.25 * (double)p.calls * 1.0;
+            worst = over > worst ? over : worst;
+        }
+        if (proc == 0)
+            pairs_one = pairs;
+        else
+            pairs_ten += pairs;
+    }
+    CHECK(pairs_one == 401);          /* floor(0.25 * 4000 / 2.5) + the first */
+    CHECK(pairs_ten == 10 * 41);      /* the first pair of each process is the only extra */
+    CHECK(worst <= 2.5);
+}
+
 int main(void)
 {
     test_rule();
     test_prior_rule();
     test_budget_pending();
+    test_share();
     test_progress_resume();
     test_claims();
     test_format1_and_compaction();
