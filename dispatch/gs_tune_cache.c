@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "gs_tune_cache.h"
 #include "gs_c_locale.h"
+#include "gs_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -491,20 +492,6 @@ static int format_progress(const gs_class_t *c, const gs_tune_owner_t *o, const 
 
 /* ---- the file ---- */
 
-static int write_all(int f, const char *buf, size_t len)
-{
-    while (len) {
-        ssize_t w = write(f, buf, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        buf += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
 /* The file's bytes from `from` to its end (NUL-terminated), or NULL. */
 static char *read_from(int f, off_t from, size_t *len)
 {
@@ -643,17 +630,17 @@ static int rewrite_entry(int t, const entry_t *e, long long now, char *line, siz
     int rc = 0, n;
     if (e->decided) {
         n = format_entry(&e->cls, &e->t, "", line, size);
-        rc = n < 0 ? -1 : write_all(t, line, (size_t)n);
+        rc = n < 0 ? -1 : gs_write_all(t, line, (size_t)n);
     }
     if (!rc && e->progress) {
         n = format_progress(&e->cls, &e->progress_by, e->progress, "", line, size);
-        rc = n < 0 ? -1 : write_all(t, line, (size_t)n);
+        rc = n < 0 ? -1 : gs_write_all(t, line, (size_t)n);
     }
     /* a claim by the progress's writer: the progress line stands for it */
     if (!rc && e->claimed && !(e->progress && same_owner(&e->claim, &e->progress_by)) &&
         gs_tune_owner_alive(&e->claim, now)) {
         n = format_claim(&e->cls, &e->claim, "", line, size);
-        rc = n < 0 ? -1 : write_all(t, line, (size_t)n);
+        rc = n < 0 ? -1 : gs_write_all(t, line, (size_t)n);
     }
     return rc;
 }
@@ -674,7 +661,7 @@ static int rewrite(const char *path, const char *validator, off_t *bytes)
     }
     char head[HEADER_MAX];
     header_of(validator, head, sizeof head);
-    int rc = write_all(t, head, strlen(head));
+    int rc = gs_write_all(t, head, strlen(head));
     const long long now = (long long)time(NULL);
     for (size_t i = 0; i < cap && !rc; ++i)
         if (table[i].used)
@@ -758,9 +745,9 @@ static int append_held(const char *line, size_t n)
     if (!rc && st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) != 1)
         rc = -1;
     if (!rc && last != '\n')
-        rc = write_all(fd, "\n", 1);
+        rc = gs_write_all(fd, "\n", 1);
     if (!rc)
-        rc = write_all(fd, line, n);
+        rc = gs_write_all(fd, line, n);
     if (!rc && !fstat(fd, &st) && read_off == st.st_size - (off_t)n - (last != '\n'))
         read_off = st.st_size; /* nothing unread before it, and our line is in memory */
     return rc;
@@ -805,7 +792,7 @@ static int open_for_writing(int *f, const char *path, const char *validator, siz
     if (!len) {
         char head[HEADER_MAX];
         header_of(validator, head, sizeof head);
-        if (write_all(*f, head, strlen(head))) {
+        if (gs_write_all(*f, head, strlen(head))) {
             snprintf(msg, msg_size, "cannot write tune cache '%s': %s", path, strerror(errno));
             return -1;
         }

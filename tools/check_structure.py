@@ -214,32 +214,43 @@ def layer_of(rel):
     return LAYERS.get(top)
 
 
+def check_upward(root, files, where, level_of, known, what):
+    """Problems of the files that include a header of a higher level
+    (level_of: 0 at the top for shim/'s folders, higher up for the layers,
+    as `what` says through its `above(mine, theirs)`), less the known ones
+    (listed with why), and known ones that are gone."""
+    problems, seen_up = [], set()
+    for rel, path in files:
+        mine = level_of(rel)
+        if mine is None:
+            continue
+        for m in re.finditer(r'^\s*#\s*include\s+"([^"]+)"', open(path, errors="replace").read(),
+                             re.M):
+            inc = os.path.basename(m.group(1))
+            target = where.get(inc)
+            theirs = level_of(target) if target else None
+            if theirs is None or not what["above"](mine, theirs):
+                continue
+            if (rel, inc) in known:
+                seen_up.add((rel, inc))
+                continue
+            problems.append(what["problem"](rel, target))
+    for key in sorted(set(known) - seen_up):
+        problems.append(f"{key[0]} no longer includes {key[1]}: take it off {what['list']} "
+                        "in tools/check_structure.py")
+    return problems
+
+
 def check_layers(root):
     where = {}  # header name -> its layer folder
     for rel, _ in sources(root, list(LAYERS) + ["include"]):
         if rel.endswith((".h", ".cuh")):
             where.setdefault(os.path.basename(rel), rel)
-    problems, seen_up = [], set()
-    for rel, path in sources(root, list(LAYERS)):
-        mine = layer_of(rel)
-        for m in re.finditer(r'^\s*#\s*include\s+"([^"]+)"', open(path, errors="replace").read(),
-                             re.M):
-            inc = os.path.basename(m.group(1))
-            target = where.get(inc)
-            if not target:
-                continue
-            theirs = layer_of(target)
-            if theirs is None or theirs <= mine:
-                continue
-            if (rel, inc) in KNOWN_UP:
-                seen_up.add((rel, inc))
-                continue
-            problems.append(f"{rel}: includes {target}, a layer above it "
-                            f"({rel.split('/')[0]}/ is below {target.split('/')[0]}/)")
-    for key in sorted(set(KNOWN_UP) - seen_up):
-        problems.append(f"{key[0]} no longer includes {key[1]}: take it off KNOWN_UP "
-                        "in tools/check_structure.py")
-    return problems
+    return check_upward(root, sources(root, list(LAYERS)), where, layer_of, KNOWN_UP, {
+        "above": lambda mine, theirs: theirs > mine,
+        "problem": lambda rel, target: (f"{rel}: includes {target}, a layer above it "
+                                        f"({rel.split('/')[0]}/ is below {target.split('/')[0]}/)"),
+        "list": "KNOWN_UP"})
 
 
 def shim_folder_of(rel):
@@ -251,8 +262,7 @@ def shim_folder_of(rel):
 
 
 def check_shim_folders(root):
-    problems, seen_up = [], set()
-    where = {}
+    problems, where = [], {}
     for rel, _ in sources(root, ["shim"]):
         if shim_folder_of(rel) is None:
             problems.append(f"{rel}: shim/ files lie in its role folders "
@@ -263,26 +273,12 @@ def check_shim_folders(root):
                 problems.append(f"{rel}: a second {name} in shim/ ({where[name]}): header "
                                 "names are unique (the include path holds every folder)")
             where.setdefault(name, rel)
-    for rel, path in sources(root, ["shim"]):
-        mine = shim_folder_of(rel)
-        if mine is None:
-            continue
-        for m in re.finditer(r'^\s*#\s*include\s+"([^"]+)"', open(path, errors="replace").read(),
-                             re.M):
-            inc = os.path.basename(m.group(1))
-            target = where.get(inc)
-            theirs = shim_folder_of(target) if target else None
-            if theirs is None or theirs >= mine:
-                continue
-            if (rel, inc) in KNOWN_SHIM_UP:
-                seen_up.add((rel, inc))
-                continue
-            problems.append(f"{rel}: includes {target}, a folder above it (shim/ top down: "
-                            f"{', '.join(SHIM_FOLDERS)})")
-    for key in sorted(set(KNOWN_SHIM_UP) - seen_up):
-        problems.append(f"{key[0]} no longer includes {key[1]}: take it off KNOWN_SHIM_UP "
-                        "in tools/check_structure.py")
-    return problems
+    return problems + check_upward(root, sources(root, ["shim"]), where, shim_folder_of,
+                                   KNOWN_SHIM_UP, {
+        "above": lambda mine, theirs: theirs < mine,
+        "problem": lambda rel, target: (f"{rel}: includes {target}, a folder above it (shim/ "
+                                        f"top down: {', '.join(SHIM_FOLDERS)})"),
+        "list": "KNOWN_SHIM_UP"})
 
 
 def header_graph(root):

@@ -6,6 +6,7 @@
  * processes sharing the file never overwrite or cut into each other. */
 #define _GNU_SOURCE /* O_CLOEXEC */
 #include "gs_sink.h"
+#include "gs_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,15 +35,7 @@ static int forked;            /* a fork() child of the process that opened */
 static void put(int fd, const char *buf, size_t len)
 {
     int saved = errno;
-    while (len) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        buf += n;
-        len -= (size_t)n;
-    }
+    gs_write_all(fd, buf, len);
     errno = saved;
 }
 

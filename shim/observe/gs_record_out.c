@@ -3,6 +3,7 @@
 #include "gs_record_out.h"
 #include "gs_facts.h"
 #include "gs_hooks.h"
+#include "gs_io.h"
 #include "gs_record.h"
 #include "gs_sink.h"
 #include "gs_state.h"
@@ -20,23 +21,9 @@
 
 static char facts[256]; /* tab-separated; written once, before any reader */
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-    while (len) {
-        const ssize_t n = write(fd, buf, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static int emit_line(void *ctx, const char *line, size_t len)
 {
-    return write_all(*(const int *)ctx, line, len);
+    return gs_write_all(*(const int *)ctx, line, len);
 }
 
 int gs_record_append(const char *path, const char *header, const char *proc, char *msg,
@@ -62,8 +49,8 @@ int gs_record_append(const char *path, const char *header, const char *proc, cha
         }
     }
     /* the size under the lock: another process may have started the file */
-    if (fstat(fd, &st) || (st.st_size == 0 && write_all(fd, header, strlen(header))) ||
-        write_all(fd, proc, strlen(proc)) || gs_record_lines(emit_line, (void *)&fd)) {
+    if (fstat(fd, &st) || (st.st_size == 0 && gs_write_all(fd, header, strlen(header))) ||
+        gs_write_all(fd, proc, strlen(proc)) || gs_record_lines(emit_line, (void *)&fd)) {
         snprintf(msg, msg_size, "cannot append to '%s': %s", path, strerror(errno));
     } else {
         rc = 0;
