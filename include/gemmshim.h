@@ -75,6 +75,29 @@ int gemmshim_get_kernels(char *buf, size_t size);
  * "" before the thread's first call. */
 int gemmshim_last_route(char *buf, size_t size);
 
+/* Tuning's part in the calling thread's last intercepted GEMM
+ * (GEMMSHIM_TUNE; docs/TUNING.md). gemmshim_last_route says "forward" both
+ * for a signature still being tuned and for one decided for cuBLAS as
+ * called; this tells them apart, which is how `gemmshim tune --from`
+ * replays a signature until it is decided. */
+typedef enum gemmshim_tuning {
+    GEMMSHIM_TUNING_NONE = 0,      /* tuning off, no call yet, or the call was answered or
+                                      forwarded before a route was chosen (invalid
+                                      arguments, mode off, an unroutable cuBLASLt call) */
+    GEMMSHIM_TUNING_DECIDED = 1,   /* its signature's tuned decision served it */
+    GEMMSHIM_TUNING_TIMING = 2,    /* this process tunes its signature: cuBLAS as called
+                                      served it, with timing pairs or while they run */
+    GEMMSHIM_TUNING_ELSEWHERE = 3, /* another process holds its signature's claim: the
+                                      prior served it until the decision is in the cache */
+    GEMMSHIM_TUNING_UNTUNED = 4    /* not decided and not tuned here (GEMMSHIM_TUNE=cache,
+                                      inside stream capture, a device that runs no kernel,
+                                      the tuner full or out of budget, a decision that no
+                                      longer applies): the prior served it */
+} gemmshim_tuning_t;
+
+/* The calling thread's last call, as above; NONE before its first call. */
+gemmshim_tuning_t gemmshim_last_tuning(void);
+
 typedef struct gemmshim_stats {
     uint64_t calls;      /* intercepted GEMM calls */
     uint64_t routed;     /* served by a gemmshim kernel */

@@ -85,6 +85,11 @@ GS_API int gemmshim_last_route(char *buf, size_t size)
     return give(buf, size, gs_last_route());
 }
 
+GS_API gemmshim_tuning_t gemmshim_last_tuning(void)
+{
+    return (gemmshim_tuning_t)gs_last_tuning();
+}
+
 GS_API int gemmshim_get_stats(gemmshim_stats_t *out)
 {
     if (!out)

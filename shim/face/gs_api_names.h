@@ -11,6 +11,7 @@
   XX(gemmshim_set_kernels) \
   XX(gemmshim_get_kernels) \
   XX(gemmshim_last_route) \
+  XX(gemmshim_last_tuning) \
   XX(gemmshim_get_stats) \
   XX(gemmshim_get_resources) \
   XX(gemmshim_reset_stats) \

@@ -33,6 +33,8 @@ typedef struct gs_serving {
     gs_device_t dev;
     gs_routing_t routing;    /* mode, policy and tuning as read for this call */
     gs_decision_t dec;       /* the route; forwarded or answered: the reason */
+    int tuning;              /* gemmshim_tuning_t: tuning's part in the route
+                                (GEMMSHIM_TUNING_NONE until decide) */
     const char *kernel;      /* the plan's kernel name while ours runs, else NULL */
     void *ws_hold;           /* the workspace held from its buffer to the last launch */
     void *stream;

@@ -192,29 +192,37 @@ static const gs_observer_t log_observer = {
     .on_fallback = log_fallback,
 };
 
-/* ---- last route: what served this thread's last call ---- */
+/* ---- last route: what served this thread's last call, and tuning's part ---- */
 
 static __thread const char *last_route = "";
+static __thread int last_tuning; /* GEMMSHIM_TUNING_NONE */
 
 const char *gs_last_route(void)
 {
     return last_route;
 }
 
+int gs_last_tuning(void)
+{
+    return last_tuning;
+}
+
 static void route_answered(gs_serving_t *s)
 {
-    (void)s;
     last_route = "quick_return";
+    last_tuning = s->tuning;
 }
 
 static void route_forward(gs_serving_t *s)
 {
     last_route = s->fell_back ? "fallback" : "forward";
+    last_tuning = s->tuning;
 }
 
 static void route_after_run(gs_serving_t *s)
 {
     last_route = s->kernel;
+    last_tuning = s->tuning;
 }
 
 static const gs_observer_t route_observer = {

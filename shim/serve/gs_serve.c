@@ -16,6 +16,7 @@
  * and the last route are observers (gs_observe.h), called at fixed points
  * of the pipeline; none of them decides anything here. */
 #include "gs_serve.h"
+#include "gemmshim.h"
 #include "gs_compat.h"
 #include "gs_decide.h"
 #include "gs_hooks.h"
@@ -215,6 +216,7 @@ static void decide(gs_serving_t *s, const gs_hooks_t *hooks)
     if (s->routing.tune != GS_TUNE_OFF && s->dev.present)
         gs_tune_start(&s->dev); /* once: the cache is read before the first decision */
     s->dec = gs_decide(&s->p, &s->dev, &s->routing);
+    gs_tune_turn_t turn = GS_TUNE_NOT_HERE;
     if (s->dec.tune_pending) {
         enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
         const int no_tuning = /* inside capture, or nothing runs here */
@@ -222,13 +224,20 @@ static void decide(gs_serving_t *s, const gs_hooks_t *hooks)
             cudaStreamIsCapturing((cudaStream_t)s->stream, &cap) != cudaSuccess ||
             cap != cudaStreamCaptureStatusNone;
         /* tuned: pairs on the stream, the call itself to cuBLAS */
-        if (no_tuning || !gs_tune_call(s->call, &s->p, &s->dev)) {
+        if (!no_tuning)
+            turn = gs_tune_call(s->call, &s->p, &s->dev);
+        if (turn != GS_TUNE_TIMING) {
             cudaGetLastError();
             gs_routing_t prior = s->routing;
             prior.tune = GS_TUNE_CACHE;
             s->dec = gs_decide(&s->p, &s->dev, &prior);
         }
     }
+    s->tuning = s->routing.tune == GS_TUNE_OFF ? GEMMSHIM_TUNING_NONE
+                : s->dec.tuned                 ? GEMMSHIM_TUNING_DECIDED
+                : turn == GS_TUNE_TIMING       ? GEMMSHIM_TUNING_TIMING
+                : turn == GS_TUNE_ELSEWHERE    ? GEMMSHIM_TUNING_ELSEWHERE
+                                               : GEMMSHIM_TUNING_UNTUNED;
     OBSERVE(on_decided, s);
 }
 

@@ -28,6 +28,10 @@ void gs_forwarded(const gs_served_t *s);
  * observer, gs_observers.c). */
 const char *gs_last_route(void);
 
+/* Tuning's part in the calling thread's last call: a gemmshim_tuning_t
+ * (include/gemmshim.h), kept by the same observer. */
+int gs_last_tuning(void);
+
 /* cublasLtMatmul: described from its descriptors (compat/gs_lt.c), then
  * served like the cuBLAS entry points; forwarded where it is unroutable. */
 struct gs_lt_args;

@@ -741,7 +741,7 @@ static void first_call(tsig_t *s)
         claim(s);
 }
 
-int gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *d)
+gs_tune_turn_t gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *d)
 {
     cudaStream_t st = (cudaStream_t)p->stream;
     pthread_mutex_lock(&lock);
@@ -752,11 +752,14 @@ int gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *d
         claim(s); /* its decision may be in; its claimer may be gone */
     if (!s || s->state != SIG_TUNING || s->owner != st) {
         /* not ours to time now: another stream of this process tunes it
-         * (cuBLAS as called, as dispatch said), or the prior or a decision
-         * serves it */
-        const int forward = s && s->state == SIG_TUNING;
+         * (cuBLAS as called, as dispatch said), another process does, or
+         * the prior or a decision serves it */
+        const gs_tune_turn_t turn = !s                        ? GS_TUNE_NOT_HERE
+                                    : s->state == SIG_TUNING  ? GS_TUNE_TIMING
+                                    : s->state == SIG_WAITING ? GS_TUNE_ELSEWHERE
+                                                              : GS_TUNE_NOT_HERE;
         pthread_mutex_unlock(&lock);
-        return forward;
+        return turn;
     }
     busy = 1;
     const gs_capture_mode_t mode = gs_capture_relax();
@@ -765,7 +768,7 @@ int gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *d
     gs_capture_restore(mode);
     busy = 0;
     pthread_mutex_unlock(&lock);
-    return 1;
+    return GS_TUNE_TIMING;
 }
 
 /* At exit: the pairs still on the GPU are waited for (EXIT_WAIT_NS in all)

@@ -28,15 +28,22 @@
  * cache: opens the cache file with this process's validator. */
 void gs_tune_start(const gs_device_t *d);
 
+/* What gs_tune_call did with a call. */
+typedef enum gs_tune_turn {
+    GS_TUNE_NOT_HERE = 0, /* this process does not tune it (no room for another
+                             signature, or it is decided): the caller serves the
+                             call by the tuned decision or the prior */
+    GS_TUNE_TIMING,       /* this process tunes it: the caller forwards the call */
+    GS_TUNE_ELSEWHERE,    /* another process holds its claim: the caller serves the
+                             call by the prior until the decision is in the cache */
+} gs_tune_turn_t;
+
 /* A call of a signature not decided yet (decision.tune_pending): collects
- * finished pairs, decides when it can, else enqueues the next pairs; 1, and
- * the caller forwards the call. 0 when this process does not tune it (no
- * room for another signature, another process holds its claim, or it is
- * decided): the caller serves the call by the tuned decision or the
- * prior. Serving calls it only after gs_tune_start, never inside stream
- * capture and never from the tuner's own cuBLAS calls (gs_tune_busy): it
- * does not check those again. */
-int gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *d);
+ * finished pairs, decides when it can, else enqueues the next pairs.
+ * Serving calls it only after gs_tune_start, never inside stream capture
+ * and never from the tuner's own cuBLAS calls (gs_tune_busy): it does not
+ * check those again. */
+gs_tune_turn_t gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_device_t *d);
 
 /* 1 while this thread runs the tuner's own cuBLAS or kernel calls: an
  * intercepted call arriving then is cuBLAS's own and is forwarded as is. */

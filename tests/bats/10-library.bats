@@ -26,6 +26,7 @@ gemmshim_get_mode
 gemmshim_get_resources
 gemmshim_get_stats
 gemmshim_last_route
+gemmshim_last_tuning
 gemmshim_load_table
 gemmshim_reset_stats
 gemmshim_set_kernels
@@ -54,5 +55,5 @@ dlsym"
         false
     fi
     # ... as functions (type T), all of them
-    expect_eq "$(awk '$2 == "T"' <<<"$output" | wc -l)" 24 "exported functions"
+    expect_eq "$(awk '$2 == "T"' <<<"$output" | wc -l)" 25 "exported functions"
 }

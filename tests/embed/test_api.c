@@ -78,11 +78,13 @@ int main(void)
 
     CHECK(cublasCreate_v2(&h) == CUBLAS_STATUS_SUCCESS);
     CHECK(!strcmp(route(), "")); /* before the first call */
+    CHECK(gemmshim_last_tuning() == GEMMSHIM_TUNING_NONE);
 
     /* the built-in table measured 256^3 fp32 NN slower than cuBLAS: forwarded */
     CHECK(gemmshim_get_mode() == GEMMSHIM_MODE_ON);
     CHECK(sgemm(256, &alpha) == CUBLAS_STATUS_SUCCESS);
     CHECK(!strcmp(route(), "forward"));
+    CHECK(gemmshim_last_tuning() == GEMMSHIM_TUNING_NONE); /* GEMMSHIM_TUNE is off */
 
     /* a routing table that says our kernel wins there: chosen (then, on the
      * simulated device, not launched: "fallback") */
