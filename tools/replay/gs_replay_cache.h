@@ -1,0 +1,34 @@
+/* What the replay reads of the tune cache the shim writes (format 2,
+ * docs/TUNING.md): its validator, to compare a signature file's facts with
+ * this machine's, and the decisions, for the summary. It never decides
+ * what to replay from them: the shim says that (gemmshim_last_tuning).
+ * Pure C. */
+#ifndef GS_REPLAY_CACHE_H
+#define GS_REPLAY_CACHE_H
+
+#include "gs_replay_sigs.h"
+
+#include <stddef.h>
+
+/* The cache's validator (the text after "validator "): 0, or -1 when the
+ * file cannot be read or has none. */
+int gs_replay_cache_validator(const char *path, char *out, size_t size);
+
+/* The facts (gpu, sms, cc, driver, cublas, cublaslt, shim) where a
+ * signature file's header line differs from the cache's validator, as
+ * "gpu=H100 (here H200), driver=13000 (here 13010)"; "" when none does. */
+void gs_replay_facts_diff(const char *header, const char *validator, char *out, size_t size);
+
+typedef enum gs_replay_verdict {
+    GS_REPLAY_UNDECIDED = 0,
+    GS_REPLAY_KEPT_PRIOR,   /* the decision is the prior's own route */
+    GS_REPLAY_REPLACED,     /* another route beat the prior */
+    GS_REPLAY_DECIDED,      /* a format 1 decision: its prior is not recorded */
+} gs_replay_verdict_t;
+
+/* Per signature of s, the cache's decision (the latest line of its class):
+ * out[i] for s->sig[i]. 0, or -1 when the file cannot be read. */
+int gs_replay_cache_verdicts(const char *path, const gs_replay_sigs_t *s,
+                             gs_replay_verdict_t *out);
+
+#endif

@@ -1,0 +1,39 @@
+/* The operands of a replayed call: one device arena, reused and grown,
+ * where each operand lies at the offset from a 256-byte boundary that
+ * gives its pointer the recorded alignment, filled with random values of
+ * its type before each signature's calls. Simulated (GEMMSHIM_TEST_DEVICE,
+ * the shim's pretended device, where nothing is launched): addresses
+ * only, nothing allocated or filled, so the CPU tests replay through the
+ * shim and the fake cuBLAS. Host scalars are real memory either way: the
+ * shim reads a host beta to know its kind. */
+#ifndef GS_REPLAY_MEM_H
+#define GS_REPLAY_MEM_H
+
+#include "gs_replay_class.h"
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+typedef struct gs_replay_ops {
+    void *A, *B, *C, *bias;
+    const void *alpha, *beta;
+} gs_replay_ops_t;
+
+typedef struct gs_replay_mem {
+    int simulated;
+    cudaStream_t stream;
+    char *base;                   /* the device arena */
+    size_t cap;
+    void *tile[5];                /* per gs_dtype_t: a device tile of random values */
+    _Alignas(256) unsigned char host[512]; /* host alpha, then host beta */
+} gs_replay_mem_t;
+
+/* Places a's operands (growing the arena when it is too small) and fills
+ * them: 0 and *o, or -1 with why (the arena could not be allocated: the
+ * operands do not fit in device memory). */
+int gs_replay_mem_place(gs_replay_mem_t *m, const gs_replay_args_t *a, gs_replay_ops_t *o,
+                        char *why, size_t why_size);
+
+void gs_replay_mem_free(gs_replay_mem_t *m);
+
+#endif
