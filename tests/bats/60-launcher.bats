@@ -44,7 +44,7 @@ one_error() {
         expect_contains "$output" "2 usage or setup error"
         expect_contains "$output" "127 application not found"
         expect_contains "$output" "3 verify found a mismatch"
-        expect_contains "$output" "77 table without a GPU"
+        expect_contains "$output" "77 table or tune --from without a GPU"
         expect_contains "$output" "the application's own"
     done
     run --separate-stderr "$L" run --help
