@@ -4,7 +4,7 @@
 # recorded (the strongest check of the class -> call rebuild); what cannot
 # be rebuilt is skipped with why; the replay under the shim's tuner on the
 # simulated device (where nothing is tuned) and with decisions in the
-# cache (found decided: a rerun skips them); the launcher's argument
+# cache (decided at their first call: a rerun skips them); the launcher's argument
 # errors, no GPU, and its split over GPUs (with a stand-in for the replay).
 
 load test_helper
@@ -94,10 +94,10 @@ PY
     [ "$status" -eq 1 ]
     n=$(grep -c ': not tuned here (the shim serves its prior)' <<<"$stderr")
     [ "$n" -ge 14 ]
-    expect_contains "$stderr" "0 decided here, 0 found decided, 0 decided by other processes, $n not tuned here, 0 failed"
+    expect_contains "$stderr" "0 decided here, 0 at their first call, 0 by other processes, $n not tuned here, 0 failed"
     grep -q '^validator gpu=' "$D/app.cache"   # the shim opened the cache
     # two decisions in the cache (for the TF32 GemmEx and the 256^3 Sgemm,
-    # both forwarded by their prior): found decided at their first call
+    # both forwarded by their prior): decided at their first call
     tf=$(awk -F'\t' '$1 == "sig" && $NF ~ /cublasGemmEx NN f32,f32->f32 compute=32F_FAST_TF32 m=128 /' "$D/app.sigs" | cut -f2 | head -1)
     sg=$(awk -F'\t' '$1 == "sig" && $NF ~ /cublasSgemm_v2 NN f32,f32->f32 compute=32F m=256 n=256 k=256 /' "$D/app.sigs" | cut -f2 | head -1)
     [ -n "$tf" ] && [ -n "$sg" ]
@@ -109,8 +109,8 @@ PY
     run --separate-stderr "${env[@]}" "$REPLAY" --from "$D/app.sigs" --cache "$D/app.cache"
     echo "$stderr"
     [ "$status" -eq 1 ]
-    expect_contains "$stderr" "0 decided here, 2 found decided, 0 decided by other processes, $((n - 2)) not tuned here, 0 failed"
-    expect_eq "$(grep -c ': found decided (1 calls' <<<"$stderr")" 2 "found at the first call"
+    expect_contains "$stderr" "0 decided here, 2 at their first call, 0 by other processes, $((n - 2)) not tuned here, 0 failed"
+    expect_eq "$(grep -c ': decided at its first call (1 calls' <<<"$stderr")" 2 "found at the first call"
     expect_eq "$(grep -c 'was recorded with driver=1 (here ' <<<"$stderr")" 1 "the facts said once"
     expect_contains "$stderr" "$D/app.sigs was recorded with driver=1 (here "
     expect_contains "$stderr" "tuned anyway, for this machine"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load|plugin|tune BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load|plugin|tune|tune_from BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -456,6 +456,55 @@ PY
       { echo "FAIL: two runs from the same cache differ:"; diff "$logdir/tune-hash-1" "$logdir/tune-hash-2"; exit 1; }
     echo "tune: two runs from the cache are bitwise identical ($(wc -l < "$logdir/tune-hash-1") cases)"
     ;;
+  tune_from)
+    # offline tuning (gemmshim tune --from): sample_app's signatures recorded,
+    # then tuned with no application, first cut short (--max-calls 3: each
+    # leaves its progress in the cache) and resumed to a decision for every
+    # one, each tuned once; a rerun finds them all decided; the application
+    # then runs from the cache; on two GPUs, each signature tuned once
+    launcher=$bin/../gemmshim
+    sigs=$logdir/tune-from.sigs cache=$logdir/tune-from.cache
+    rm -f "$sigs" "$cache" "$cache.2"
+    GEMMSHIM_RECORD=$sigs run "$bin/sample_app" 2 > /dev/null; rc=$?
+    [ $rc -ne 77 ] || { echo "SKIP: no GPU"; exit 77; }
+    [ $rc -eq 0 ] && [ -s "$sigs" ] || { echo "FAIL: recording sample_app: rc=$rc"; exit 1; }
+    tunable=$(grep -c $'\ttunable=1' "$sigs")
+    out=$(GEMMSHIM_LIBRARY=$lib GEMMSHIM_LOG=$log "$launcher" tune --from "$sigs" --cache "$cache" \
+          --max-calls 3 2>&1); rc=$?
+    echo "$out" | grep -E 'not decided after|gemmshim tune: [0-9]'
+    [ $rc -eq 1 ] || { echo "FAIL: tune --from --max-calls 3: rc=$rc, 1 expected"; echo "$out"; exit 1; }
+    out=$(GEMMSHIM_LIBRARY=$lib GEMMSHIM_LOG=$log "$launcher" tune --from "$sigs" --cache "$cache" 2>&1); rc=$?
+    echo "$out" | sed 's/^/  /'
+    [ $rc -eq 0 ] || { echo "FAIL: tune --from: rc=$rc"; exit 1; }
+    echo "$out" | grep -q ', 0 not decided, ' || { echo "FAIL: signatures left undecided"; exit 1; }
+    resumed=$(grep -c 'tune: .*: resumed (' "$log")
+    [ "$resumed" -ge 1 ] || { echo "FAIL: no signature resumed from its progress"; exit 1; }
+    # over both runs, each signature decided once, by one process
+    decided=$(grep -c 'tune: .* -> ' "$log")
+    twice=$(grep 'tune: .* -> ' "$log" | sed 's/ -> .*//' | sort | uniq -d | wc -l)
+    summary=$(echo "$out" | sed -n 's/^gemmshim tune: [0-9]* signatures: \([0-9]*\) decided .*/\1/p')
+    [ "$twice" -eq 0 ] && [ "$decided" -eq "$summary" ] ||
+      { echo "FAIL: $decided decisions logged ($twice signatures twice), $summary in the cache"; exit 1; }
+    no_fallback
+    out=$(GEMMSHIM_LIBRARY=$lib "$launcher" tune --from "$sigs" --cache "$cache" 2>&1); rc=$?
+    [ $rc -eq 0 ] && echo "$out" | grep -q ': 0 decided here, [1-9][0-9]* at their first call, ' ||
+      { echo "FAIL: a rerun tuned again:"; echo "$out"; exit 1; }
+    rm -f "$log"
+    GEMMSHIM_TUNE=cache GEMMSHIM_TUNE_CACHE=$cache run "$bin/sample_app" 2 > /dev/null; rc=$?
+    [ $rc -eq 0 ] || { echo "FAIL: sample_app from the cache: rc=$rc"; exit 1; }
+    grep -q 'tuned: ' "$log" || { echo "FAIL: no call served by a tuned decision:"; cat "$log"; exit 1; }
+    no_fallback
+    echo "tune_from: $decided of $tunable recorded signatures decided offline ($resumed resumed), each once; a rerun found them decided; served from the cache"
+    if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
+      rm -f "$log"
+      out=$(GEMMSHIM_LIBRARY=$lib GEMMSHIM_LOG=$log "$launcher" tune --from "$sigs" --cache "$cache.2" \
+            --gpus 2 2>&1); rc=$?
+      [ $rc -eq 0 ] || { echo "FAIL: tune --from --gpus 2: rc=$rc"; echo "$out"; exit 1; }
+      twice=$(grep 'tune: .* -> ' "$log" | sed 's/ -> .*//' | sort | uniq -d | wc -l)
+      [ "$twice" -eq 0 ] || { echo "FAIL: $twice signatures tuned twice on 2 GPUs"; exit 1; }
+      echo "tune_from: 2 GPUs, $(grep -c 'tune: .* -> ' "$log") signatures decided, none twice"
+    fi
+    ;;
   plugin)
     # the example plugin (examples/plugin_sgemm) loaded into sample_app with
     # GEMMSHIM_PLUGINS: its fp32 calls routed to it (each configuration in
@@ -497,5 +546,5 @@ PY
     cat "$log"
     exit $rc
     ;;
-  *) echo "usage: $0 sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load|plugin|tune BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
+  *) echo "usage: $0 sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load|plugin|tune|tune_from BIN_DIR LIB [LOG_DIR]"; exit 2 ;;
 esac

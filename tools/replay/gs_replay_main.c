@@ -69,7 +69,8 @@ static void on_signal(int sig)
 
 typedef enum outcome {
     O_DECIDED_HERE, /* this process tuned it to its decision */
-    O_FOUND,        /* decided at its first call: an earlier run or another process */
+    O_FOUND,        /* decided at its first call: by an earlier run or another
+                       process, or at once (no candidate takes it) */
     O_BY_OTHER,     /* another process held it, and decided it */
     O_ELSEWHERE,    /* another process holds it now: come back later */
     O_UNTUNED,      /* the shim does not tune it here */
@@ -79,7 +80,8 @@ typedef enum outcome {
 } outcome_t;
 
 static const char *const outcome_names[] = {
-    "decided here", "found decided", "decided by another process", "another process tunes it",
+    "decided here", "decided at its first call", "decided by another process",
+    "another process tunes it",
     "not tuned here (the shim serves its prior)", "replayed once (tuning is not on)", "failed",
 };
 
@@ -395,7 +397,7 @@ static int finish(run_t *r)
 {
     char spent[32];
     human_time(seconds_since(&r->t0), spent, sizeof spent);
-    fprintf(stderr, "%s: %ld decided here, %ld found decided, %ld decided by other processes, "
+    fprintf(stderr, "%s: %ld decided here, %ld at their first call, %ld by other processes, "
                     "%ld not tuned here, %ld failed%s; %.1f s of GPU time in %s\n",
             r->who, r->count[O_DECIDED_HERE], r->count[O_FOUND], r->count[O_BY_OTHER],
             r->count[O_UNTUNED], r->count[O_FAILED],
