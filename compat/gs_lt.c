@@ -83,6 +83,14 @@ static const cublasLtMatmulDescAttributes_t must_be_null[] = {
     CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR,
 };
 
+/* A host scalar, which need not be aligned to its type. */
+static float host_float(const void *p)
+{
+    float v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
 static int same_layout(const layout_t *x, const layout_t *y)
 {
     return x->type == y->type && x->rows == y->rows && x->cols == y->cols && x->ld == y->ld &&
@@ -190,7 +198,7 @@ void gs_lt_describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t *
     if (a->C == a->D) {
         if (!same_layout(&lc, &ld))
             return unroutable(c, "C == D with different layouts");
-    } else if (c->lt_scalars_on_device || *(const float *)a->beta != 0.0f) {
+    } else if (c->lt_scalars_on_device || host_float(a->beta) != 0.0f) {
         return unroutable(c, "C != D with beta != 0");
     }
 }

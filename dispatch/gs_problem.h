@@ -239,7 +239,8 @@ static inline void gs_problem_classify(gs_problem_t *p)
     c->math_flags = p->math_flags;
     c->sm_count_target = p->sm_count_target;
     if (!p->scalars_on_device && p->beta && p->scalar_type == GS_DT_F32) {
-        const float b = *(const float *)p->beta;
+        float b; /* a host scalar need not be aligned to its type (the class records how) */
+        memcpy(&b, p->beta, sizeof b);
         c->beta_kind = b == 0.0f ? GS_BETA_ZERO : b == 1.0f ? GS_BETA_ONE : GS_BETA_OTHER;
     } else if (!p->scalars_on_device && p->beta) {
         c->beta_kind = GS_BETA_OTHER; /* other scalar types: not read here */
