@@ -38,7 +38,8 @@ void gs_replay_gpu_close(gs_replay_gpu_t *g)
     if (g->h)
         cublasDestroy_v2(g->h);
     if (!g->simulated) {
-        cudaFree(g->workspace);
+        if (g->workspace)
+            cudaFree(g->workspace);
         if (g->stream)
             cudaStreamDestroy(g->stream);
     }

@@ -411,20 +411,17 @@ static int finish(run_t *r)
     return r->count[O_FAILED] || r->count[O_UNTUNED] ? 1 : 0;
 }
 
-int main(int argc, char **argv)
+/* Everything after the options; returns the exit status, leaving what
+ * it made in r for main to release. */
+static int replay(run_t *r)
 {
-    run_t r;
-    memset(&r, 0, sizeof r);
-    clock_gettime(CLOCK_MONOTONIC, &r.t0);
-    if (parse(argc, argv, &r.opt))
-        return EXIT_USAGE;
     char why[512];
     const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-    snprintf(r.who, sizeof r.who, "gemmshim tune");
-    if (r.opt.ranks > 1)
-        snprintf(r.who, sizeof r.who, "gemmshim tune [gpu %s]",
+    snprintf(r->who, sizeof r->who, "gemmshim tune");
+    if (r->opt.ranks > 1)
+        snprintf(r->who, sizeof r->who, "gemmshim tune [gpu %s]",
                  visible && *visible ? visible : "0");
-    if (r.opt.count_gpus) {
+    if (r->opt.count_gpus) {
         const int n = gpu_count(why, sizeof why);
         if (!n) {
             fprintf(stderr, "gemmshim-replay: no GPU here: %s\n", why);
@@ -433,16 +430,16 @@ int main(int argc, char **argv)
         printf("%d\n", n);
         return 0;
     }
-    for (int f = 0; f < r.opt.n_from; ++f) {
-        if (gs_replay_sigs_read(&r.sigs, r.opt.from[f], why, sizeof why)) {
+    for (int f = 0; f < r->opt.n_from; ++f) {
+        if (gs_replay_sigs_read(&r->sigs, r->opt.from[f], why, sizeof why)) {
             fprintf(stderr, "gemmshim-replay: %s\n", why);
             return EXIT_USAGE;
         }
     }
-    gs_replay_sigs_order(&r.sigs);
-    if (r.opt.summary)
-        return gs_replay_summary(&r.sigs, r.opt.cache, stdout);
-    if (plan(&r)) {
+    gs_replay_sigs_order(&r->sigs);
+    if (r->opt.summary)
+        return gs_replay_summary(&r->sigs, r->opt.cache, stdout);
+    if (plan(r)) {
         fprintf(stderr, "gemmshim-replay: out of memory\n");
         return 1;
     }
@@ -453,28 +450,38 @@ int main(int argc, char **argv)
         fprintf(stderr, "gemmshim-replay: no GPU here: %s\n", why);
         return EXIT_NO_GPU;
     }
-    *(void **)&r.last_tuning = dlsym(RTLD_DEFAULT, "gemmshim_last_tuning");
-    if (!r.last_tuning && !r.opt.rank)
+    *(void **)&r->last_tuning = dlsym(RTLD_DEFAULT, "gemmshim_last_tuning");
+    if (!r->last_tuning && !r->opt.rank)
         fprintf(stderr, "%s: the shim is not preloaded: each signature is replayed once\n",
-                r.who);
-    if (gs_replay_gpu_open(&r.gpu, simulated, (size_t)r.opt.lt_workspace_mb << 20, why,
+                r->who);
+    if (gs_replay_gpu_open(&r->gpu, simulated, (size_t)r->opt.lt_workspace_mb << 20, why,
                            sizeof why)) {
-        fprintf(stderr, "%s: %s\n", r.who, why);
+        fprintf(stderr, "%s: %s\n", r->who, why);
         return 1;
     }
-    r.mem.simulated = simulated;
-    r.mem.stream = r.gpu.stream;
+    r->mem.simulated = simulated;
+    r->mem.stream = r->gpu.stream;
     /* stop between calls, and leave through exit(): the shim's handlers
-     * wait for the pairs in flight and save the progress; a second signal
-     * ends the process at once */
+     * wait (1 s at most) for the pairs in flight and save the progress.
+     * Ctrl-C reaches a replay twice (from the terminal, and forwarded by
+     * the launcher), so a second signal does not end it at once. */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESETHAND;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    tune_all(&r);
-    const int rc = finish(&r);
+    tune_all(r);
+    return finish(r);
+}
+
+int main(int argc, char **argv)
+{
+    run_t r;
+    memset(&r, 0, sizeof r);
+    clock_gettime(CLOCK_MONOTONIC, &r.t0);
+    if (parse(argc, argv, &r.opt))
+        return EXIT_USAGE;
+    const int rc = replay(&r);
     gs_replay_mem_free(&r.mem);
     gs_replay_gpu_close(&r.gpu);
     free(r.args);

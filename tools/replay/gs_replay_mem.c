@@ -187,9 +187,12 @@ void gs_replay_mem_free(gs_replay_mem_t *m)
 {
     if (m->simulated)
         return;
-    cudaFree(m->base);
+    if (m->base)
+        cudaFree(m->base);
     for (size_t i = 0; i < sizeof m->tile / sizeof m->tile[0]; ++i)
-        cudaFree(m->tile[i]);
+        if (m->tile[i])
+            cudaFree(m->tile[i]);
+    memset(m->tile, 0, sizeof m->tile);
     m->base = NULL;
     m->cap = 0;
 }
