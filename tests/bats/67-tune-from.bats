@@ -197,7 +197,7 @@ case " $* " in
     echo "summary: $* preload=${LD_PRELOAD:-none}"
     exit 0 ;;
 esac
-echo "gpu=$CUDA_VISIBLE_DEVICES args=$* preload=${LD_PRELOAD:-none} tune=$GEMMSHIM_TUNE cache=$GEMMSHIM_TUNE_CACHE budget=$GEMMSHIM_TUNE_BUDGET_MS" >> "$STUB_LOG"
+echo "gpu=$CUDA_VISIBLE_DEVICES args=$* preload=${LD_PRELOAD:-none} tune=$GEMMSHIM_TUNE cache=$GEMMSHIM_TUNE_CACHE share=$GEMMSHIM_TUNE_SHARE budget=$GEMMSHIM_TUNE_BUDGET_MS" >> "$STUB_LOG"
 [ "${FAIL_ON:-}" != "$CUDA_VISIBLE_DEVICES" ] || exit 3
 exit 0
 EOF
@@ -216,8 +216,8 @@ EOF
     cat "$D/sorted"
     expect_eq "$(wc -l < "$D/sorted")" 2 "processes"
     common="--from $D/a.sigs --cache $D/c.cache --max-calls 50"
-    expect_eq "$(sed -n 1p "$D/sorted")" "gpu=0 args=$common --rank 0 --ranks 2 preload=$GEMMSHIM_LIB tune=online cache=$D/c.cache budget=86400000"
-    expect_eq "$(sed -n 2p "$D/sorted")" "gpu=1 args=$common --rank 1 --ranks 2 preload=$GEMMSHIM_LIB tune=online cache=$D/c.cache budget=86400000"
+    expect_eq "$(sed -n 1p "$D/sorted")" "gpu=0 args=$common --rank 0 --ranks 2 preload=$GEMMSHIM_LIB tune=online cache=$D/c.cache share=0 budget=86400000"
+    expect_eq "$(sed -n 2p "$D/sorted")" "gpu=1 args=$common --rank 1 --ranks 2 preload=$GEMMSHIM_LIB tune=online cache=$D/c.cache share=0 budget=86400000"
     # the summary: once, after them, without the shim
     expect_eq "$output" "summary: --summary $common preload=none"
     # all: every GPU; a CUDA_VISIBLE_DEVICES list is the one split
@@ -226,11 +226,11 @@ EOF
     [ "$status" -eq 0 ]
     expect_eq "$(cut -d' ' -f1 "$D/ran" | sort | tr '\n' ' ')" "gpu=0 gpu=1 gpu=2 gpu=3 " "all four"
     rm -f "$D/ran"
-    run --separate-stderr env CUDA_VISIBLE_DEVICES=5,7 GEMMSHIM_TUNE_BUDGET_MS=1000 "$L" tune \
-        --from "$D/a.sigs" --cache "$D/c.cache" --gpus all
+    run --separate-stderr env CUDA_VISIBLE_DEVICES=5,7 GEMMSHIM_TUNE_BUDGET_MS=1000 GEMMSHIM_TUNE_SHARE=10 \
+        "$L" tune --from "$D/a.sigs" --cache "$D/c.cache" --gpus all
     [ "$status" -eq 0 ]
     expect_eq "$(cut -d' ' -f1 "$D/ran" | sort | tr '\n' ' ')" "gpu=5 gpu=7 " "the visible ones"
-    grep -q 'budget=1000$' "$D/ran"   # the user's budget stands
+    grep -q 'share=10 budget=1000$' "$D/ran"   # the user's share and budget stand
     # default: one GPU
     rm -f "$D/ran"
     run --separate-stderr "$L" tune --from "$D/a.sigs" --cache "$D/c.cache"
