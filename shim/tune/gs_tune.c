@@ -100,7 +100,7 @@ typedef struct tsig {
     char *scratch;       /* cudaMallocAsync on owner: two outputs, comparison sums,
                             then the L2 flush area */
     size_t c_bytes, flush_bytes;
-    char shape[112];
+    char shape[144];
 } tsig_t;
 
 static void save_at_exit(void);
@@ -193,15 +193,20 @@ void gs_tune_start(const gs_device_t *d)
 
 /* ---- signatures ---- */
 
+/* For people, and unique enough to tell a log's signatures apart: the
+ * compute type where it is not plain fp32 accumulation (an fp32 call with
+ * and without TF32 is two signatures). */
 static void shape_of(const gs_problem_t *p, char *buf, size_t size)
 {
-    const int out = p->c_type != p->a_type;
-    snprintf(buf, size, "%s %s%s%s %c%c m=%lld n=%lld k=%lld batch=%lld lda=%lld ldb=%lld ldc=%lld",
+    const int out = p->c_type != p->a_type, plain = p->compute == GS_CT_F32;
+    snprintf(buf, size,
+             "%s %s%s%s %c%c m=%lld n=%lld k=%lld batch=%lld lda=%lld ldb=%lld ldc=%lld%s%s",
              gs_entry_name(p->entry, p->is_64), gs_dtype_name(p->a_type), out ? "->" : "",
              out ? gs_dtype_name(p->c_type) : "",
              p->trans_a ? 'T' : 'N', p->trans_b ? 'T' : 'N', (long long)p->m, (long long)p->n,
              (long long)p->k, (long long)p->batch, (long long)p->lda, (long long)p->ldb,
-             (long long)p->ldc);
+             (long long)p->ldc, plain ? "" : " compute=",
+             plain ? "" : gs_compute_name((gs_compute_t)p->compute));
 }
 
 static long long now_ns(void)

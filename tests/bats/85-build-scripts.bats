@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # tools/gs_build.sh, what run.sh and test.sh share: timed phases, and the
-# configuration guards of GEMMSHIM_KERNELS_FROM and GEMMSHIM_GPU_ARCHS.
+# configuration guards of GEMMSHIM_KERNELS_FROM and GEMMSHIM_GPU_ARCHS; the
+# fuzz runner's exit codes (a crash fails, only its own reason skips).
 
 load test_helper
 
@@ -57,4 +58,23 @@ configure() {
     configure "-DGEMMSHIM_GPU_ARCHS=75;90a"
     [ "$status" -ne 0 ]
     [[ "$output" == *"'75' is not one of 80, 90, 90a"* ]]
+}
+
+@test "fuzz runner: an input that crashes fails the test (libFuzzer's 77 is not CTest's skip)" {
+    mkdir -p "$BATS_TEST_TMPDIR/corpus"
+    echo seed >"$BATS_TEST_TMPDIR/corpus/a"
+    # a stand-in fuzzer that fails the way libFuzzer does by default
+    printf '#!/bin/sh\necho "ERROR: libFuzzer: deadly signal"\nexit 77\n' >"$BATS_TEST_TMPDIR/fuzz_x"
+    chmod +x "$BATS_TEST_TMPDIR/fuzz_x"
+    run bash "$SHIM_SOURCE_DIR/tests/fuzz/run_fuzz.sh" replay "$BATS_TEST_TMPDIR/fuzz_x" \
+        "$BATS_TEST_TMPDIR/corpus" "$BATS_TEST_TMPDIR/work" 1 /nonexistent ""
+    [ "$status" -eq 1 ]
+    run bash "$SHIM_SOURCE_DIR/tests/fuzz/run_fuzz.sh" fuzz "$BATS_TEST_TMPDIR/fuzz_x" \
+        "$BATS_TEST_TMPDIR/corpus" "$BATS_TEST_TMPDIR/work" 1 /nonexistent ""
+    [ "$status" -eq 1 ]
+    # a skip is the script's own word, with its reason
+    run bash "$SHIM_SOURCE_DIR/tests/fuzz/run_fuzz.sh" replay "$BATS_TEST_TMPDIR/fuzz_x" \
+        "$BATS_TEST_TMPDIR/corpus" "$BATS_TEST_TMPDIR/work" 1 /nonexistent "no clang"
+    [ "$status" -eq 77 ]
+    [[ "$output" == *"SKIP fuzz_x: no clang"* ]]
 }

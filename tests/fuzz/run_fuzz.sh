@@ -18,7 +18,9 @@ if [ ! -x "$bin" ]; then
   echo "$name: $bin was not built"
   exit 1
 fi
-common=(-timeout=5 -rss_limit_mb=2048)
+# libFuzzer's own exit code for a crash or a timeout is 77, which CTest
+# reads as "skipped" (SKIP_RETURN_CODE): a failing input must fail the test
+common=(-timeout=5 -rss_limit_mb=2048 -error_exitcode=1 -timeout_exitcode=1)
 case $mode in
   replay)
     shopt -s nullglob
@@ -27,7 +29,11 @@ case $mode in
       echo "$name: no seed files in $corpus"
       exit 1
     fi
-    exec "$bin" "${common[@]}" "${files[@]}"
+    "$bin" "${common[@]}" "${files[@]}"
+    rc=$?
+    # 77 is this script's "skipped" alone (SKIP_REASON above)
+    [ $rc -ne 77 ] || rc=1
+    exit $rc
     ;;
   fuzz)
     rm -rf "$work/artifacts"
@@ -40,6 +46,7 @@ case $mode in
     timeout $((seconds + 120)) "$bin" "${common[@]}" -max_total_time="$seconds" \
       ${dict_arg[@]+"${dict_arg[@]}"} -artifact_prefix="$work/artifacts/" -print_final_stats=1 "$work/corpus"
     rc=$?
+    [ $rc -ne 77 ] || rc=1
     if [ $rc -ne 0 ]; then
       echo "$name: failed (exit $rc); the input that failed:"
       ls -l "$work/artifacts/" 2>/dev/null
