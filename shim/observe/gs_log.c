@@ -62,6 +62,8 @@ const char *gs_dtype_name(gs_dtype_t t)
     case GS_DT_F16: return "f16";
     case GS_DT_BF16: return "bf16";
     case GS_DT_F64: return "f64";
+    case GS_DT_E4M3: return "e4m3";
+    case GS_DT_E5M2: return "e5m2";
     default: return "other";
     }
 }

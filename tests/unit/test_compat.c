@@ -2,6 +2,9 @@
 #include "gs_compat.h"
 #include "gs_test.h"
 
+#include <stdint.h>
+#include <string.h>
+
 #define FOLD gs_compute_fold
 #define F32 GS_DT_F32
 #define BF16 GS_DT_BF16
@@ -80,8 +83,12 @@ static void dtypes(void)
     CHECK_EQ_INT(gs_dtype_from_cuda(CUDA_R_16F), GS_DT_F16);
     CHECK_EQ_INT(gs_dtype_from_cuda(CUDA_R_16BF), GS_DT_BF16);
     CHECK_EQ_INT(gs_dtype_from_cuda(CUDA_R_64F), GS_DT_F64);
-    const int other[] = {CUDA_C_32F, CUDA_C_64F, CUDA_R_8I, CUDA_R_32I, CUDA_R_8F_E4M3,
-                         CUDA_R_8F_E5M2, CUDA_C_16F, -1, 999};
+    CHECK_EQ_INT(gs_dtype_from_cuda(CUDA_R_8F_E4M3), GS_DT_E4M3);
+    CHECK_EQ_INT(gs_dtype_from_cuda(CUDA_R_8F_E5M2), GS_DT_E5M2);
+    /* the block-scaled formats' element and scale types are not FP8 GEMM operands here */
+    const int other[] = {CUDA_C_32F,      CUDA_C_64F,     CUDA_R_8I,      CUDA_R_32I,
+                         CUDA_R_8F_UE8M0, CUDA_R_6F_E2M3, CUDA_R_4F_E2M1, CUDA_C_16F,
+                         -1,              999};
     for (size_t i = 0; i < sizeof other / sizeof other[0]; ++i)
         CHECK_EQ_INT(gs_dtype_from_cuda(other[i]), GS_DT_OTHER);
 
@@ -89,7 +96,36 @@ static void dtypes(void)
     CHECK_EQ_INT(gs_dtype_size(GS_DT_F16), 2);
     CHECK_EQ_INT(gs_dtype_size(GS_DT_BF16), 2);
     CHECK_EQ_INT(gs_dtype_size(GS_DT_F64), 8);
+    CHECK_EQ_INT(gs_dtype_size(GS_DT_E4M3), 1);
+    CHECK_EQ_INT(gs_dtype_size(GS_DT_E5M2), 1);
     CHECK_EQ_INT(gs_dtype_size(GS_DT_OTHER), 0);
+    /* appended: the values classes already recorded hold keep their meaning */
+    CHECK_EQ_INT(GS_DT_F64, 4);
+    CHECK_EQ_INT(GS_DT_E4M3, 5);
+    CHECK_EQ_INT(GS_DT_E5M2, 6);
+}
+
+static void scale_modes(void)
+{
+    CHECK_EQ_INT(gs_scale_mode_from_lt(CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F), GS_SCALE_SCALAR_32F);
+    CHECK_EQ_INT(gs_scale_mode_from_lt(CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F),
+                 GS_SCALE_OUTER_VEC_32F);
+    CHECK_EQ_INT(gs_scale_mode_from_lt(CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F), GS_SCALE_VEC128_32F);
+    CHECK_EQ_INT(gs_scale_mode_from_lt(CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F),
+                 GS_SCALE_BLK128x128_32F);
+    CHECK_EQ_INT(gs_scale_mode_from_lt(CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3),
+                 GS_SCALE_VEC16_UE4M3);
+    CHECK_EQ_INT(gs_scale_mode_from_lt(CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0),
+                 GS_SCALE_VEC32_UE8M0);
+    CHECK_EQ_INT(gs_scale_mode_from_lt(CUBLASLT_MATMUL_MATRIX_SCALE_END), GS_SCALE_OTHER);
+    CHECK_EQ_INT(gs_scale_mode_from_lt(-1), GS_SCALE_OTHER);
+    CHECK_STR_EQ(gs_scale_mode_name(GS_SCALE_SCALAR_32F), "SCALAR_32F");
+    CHECK_STR_EQ(gs_scale_mode_name(GS_SCALE_OUTER_VEC_32F), "OUTER_VEC_32F");
+    CHECK_STR_EQ(gs_scale_mode_name(GS_SCALE_VEC128_32F), "VEC128_32F");
+    CHECK_STR_EQ(gs_scale_mode_name(GS_SCALE_BLK128x128_32F), "BLK128x128_32F");
+    CHECK_STR_EQ(gs_scale_mode_name(GS_SCALE_OTHER), "other");
+    /* every mode fits the class's four bits */
+    CHECK(GS_SCALE_OTHER <= 15 && GS_SCALE_BLK128x128_32F < GS_SCALE_OTHER);
 }
 
 static void scalar_types(void)
@@ -164,13 +200,72 @@ static void handle_state(void)
     CHECK_EQ_INT(gs_handle_state(&g, NULL, &st), CUBLAS_STATUS_NOT_INITIALIZED);
 }
 
+/* The class: the contract lives in what were the upper halves of entry's
+ * and is_64's words, so a class without one has the bytes it had (tune
+ * caches and signature files keep their keys), and an FP8 call is a
+ * class of its own. */
+static void class_layout(void)
+{
+    gs_problem_t p;
+    memset(&p, 0, sizeof p);
+    p.entry = GS_EP_LT_MATMUL;
+    p.is_64 = 0;
+    p.a_type = p.b_type = GS_DT_BF16;
+    p.c_type = GS_DT_BF16;
+    p.m = 1024;
+    p.n = 512;
+    p.k = 768;
+    p.batch = 1;
+    gs_problem_classify(&p);
+    unsigned char b[8];
+    memcpy(b, &p.cls, sizeof b);
+    /* the old layout: int32 entry, int32 is_64 (little-endian) */
+    const unsigned char old[8] = {GS_EP_LT_MATMUL, 0, 0, 0, 0, 0, 0, 0};
+    CHECK(!memcmp(b, old, sizeof old));
+    int32_t a_type;
+    memcpy(&a_type, (const char *)&p.cls + 8, sizeof a_type);
+    CHECK_EQ_INT(a_type, GS_DT_BF16);
+    gs_problem_t w = p;
+    w.entry = GS_EP_GEMMEX;
+    w.is_64 = 1;
+    gs_problem_classify(&w);
+    const unsigned char wide[8] = {GS_EP_GEMMEX, 0, 0, 0, 1, 0, 0, 0};
+    memcpy(b, &w.cls, sizeof b);
+    CHECK(!memcmp(b, wide, sizeof wide));
+
+    gs_problem_t f = p;
+    f.a_type = f.b_type = GS_DT_E4M3;
+    gs_problem_classify(&f);
+    CHECK(memcmp(&f.cls, &p.cls, sizeof p.cls) != 0); /* FP8: its own class */
+    gs_problem_t s = f;
+    s.lt_scales = GS_SCALE_SCALAR_32F << GS_LT_SCALE_A | GS_SCALE_SCALAR_32F << GS_LT_SCALE_B;
+    s.lt_flags = GS_LT_FAST_ACCUM;
+    gs_problem_classify(&s);
+    CHECK_EQ_INT(s.cls.lt_scales, 0x11);
+    CHECK_EQ_INT(s.cls.lt_flags, GS_LT_FAST_ACCUM);
+    CHECK_EQ_INT(s.cls.entry, GS_EP_LT_MATMUL);
+    CHECK_EQ_INT(s.cls.is_64, 0);
+    memcpy(b, &s.cls, sizeof b);
+    const unsigned char contract[8] = {GS_EP_LT_MATMUL, 0, 0x11, 0, 0, 0, GS_LT_FAST_ACCUM, 0};
+    CHECK(!memcmp(b, contract, sizeof contract));
+    CHECK(gs_class_hash(&s.cls, 0) != gs_class_hash(&f.cls, 0));
+    gs_problem_t exact = s; /* fast accumulation off: another contract */
+    exact.lt_flags = 0;
+    gs_problem_classify(&exact);
+    CHECK(memcmp(&exact.cls, &s.cls, sizeof s.cls) != 0);
+    CHECK(gs_class_lt_scaled(&s.cls) && gs_class_lt_scaled(&exact.cls));
+    CHECK(!gs_class_lt_scaled(&f.cls) && !gs_class_lt_scaled(&p.cls));
+}
+
 int main(void)
 {
     math_mode_for_typed_routines();
     legacy_cuda_r_32f();
     compute_types();
     dtypes();
+    scale_modes();
     scalar_types();
     handle_state();
+    class_layout();
     return GS_TEST_DONE();
 }
