@@ -14,17 +14,22 @@ shape for people. Python 3 standard library only.
 import struct
 
 SIGS_MAGIC = "gemmshim-signatures"
-# gs_class_t (dispatch/gs_problem.h): 20 32-bit fields, then 10 64-bit ones,
-# in the memory order the hex encodes (little-endian machines)
-CLASS_FORMAT = "<11iIi6Ii10q"
-CLASS_FIELDS = ("entry is_64 a_type b_type c_type compute scalar_type trans_a trans_b "
-                "scalars_on_device beta_kind math_flags bias_type align_a align_b align_c "
-                "align_bias align_alpha align_beta sm_count_target m n k lda ldb ldc batch "
-                "stride_a stride_b stride_c").split()
+# gs_class_t (dispatch/gs_problem.h): four 16-bit fields (entry and is_64,
+# each with cublasLtMatmul's scaling contract in the upper half of what was
+# one 32-bit word), 18 32-bit fields, then 10 64-bit ones, in the memory
+# order the hex encodes (little-endian machines)
+CLASS_FORMAT = "<hHhH9iIi6Ii10q"
+CLASS_FIELDS = ("entry lt_scales is_64 lt_flags a_type b_type c_type compute scalar_type "
+                "trans_a trans_b scalars_on_device beta_kind math_flags bias_type align_a "
+                "align_b align_c align_bias align_alpha align_beta sm_count_target m n k lda "
+                "ldb ldc batch stride_a stride_b stride_c").split()
 CLASS_HEX_LEN = 2 * struct.calcsize(CLASS_FORMAT)
 ENTRIES = ("cublasSgemm_v2", "cublasSgemmStridedBatched", "cublasGemmEx",
            "cublasGemmStridedBatchedEx", "cublasGemmBatchedEx", "cublasLtMatmul")
-DTYPES = ("other", "f32", "f16", "bf16", "f64")
+DTYPES = ("other", "f32", "f16", "bf16", "f64", "e4m3", "e5m2")
+SCALE_MODES = ("none", "SCALAR_32F", "VEC16_UE4M3", "VEC32_UE8M0", "OUTER_VEC_32F",
+               "VEC128_32F", "BLK128x128_32F")  # gs_scale_mode_t; 15 is "other"
+LT_FAST_ACCUM, LT_AMAX_D, LT_C_TYPE_DIFFERS, LT_C_TYPE_SHIFT = 1, 2, 4, 8  # lt_flags
 COMPUTES = ("other", "32F", "32F_PEDANTIC", "32F_FAST_TF32", "32F_FAST_16F", "32F_FAST_16BF")
 GEMMEX_BATCHED, LT_MATMUL = 4, 5  # gs_entry_t
 
@@ -58,7 +63,16 @@ def shape_of(cls):
          f"batch={cls['batch']} lda={cls['lda']} ldb={cls['ldb']} ldc={cls['ldc']}")
     if cls["batch"] > 1 and cls["entry"] != GEMMEX_BATCHED:
         s += f" strides={cls['stride_a']},{cls['stride_b']},{cls['stride_c']}"
-    return s + (f" +bias({name(DTYPES, cls['bias_type'])})" if cls["bias_type"] else "")
+    s += f" +bias({name(DTYPES, cls['bias_type'])})" if cls["bias_type"] else ""
+    for i, letter in enumerate("ABCD"):
+        mode = cls["lt_scales"] >> (4 * i) & 15
+        if mode:
+            s += f" scale_{letter}={name(SCALE_MODES, mode) if mode != 15 else 'other'}"
+    flags = cls["lt_flags"]
+    if flags & LT_C_TYPE_DIFFERS:
+        s += f" c_type={name(DTYPES, flags >> LT_C_TYPE_SHIFT & 15)}"
+    s += " amax_d" if flags & LT_AMAX_D else ""
+    return s + (" fast_accum" if flags & LT_FAST_ACCUM else "")
 
 
 def flops_of(cls):

@@ -6,6 +6,10 @@
 #include "gs_cublas.h"
 #include "gs_problem.h"
 
+/* Room for a cublasLtMatmul's reasons, "; " between them: an FP8 call with
+ * every scale, AMAX_D and fast accumulation takes about 110 characters. */
+#define GS_LT_WHY_MAX 256
+
 typedef struct gs_call {
     gs_entry_t entry;
     int is_64;
@@ -25,13 +29,16 @@ typedef struct gs_call {
     /* cublasLtMatmul only (entry GS_EP_LT_MATMUL; NULL lt otherwise): the
      * original arguments (forwarding, verify's reference), the state a cuBLAS
      * handle would give (Lt takes stream and pointer mode per call), the BIAS
-     * epilogue's vector, and why the call cannot be routed ("" if it can). */
+     * epilogue's vector, the scaling contract (gs_class_t's lt_scales and
+     * lt_flags), and every reason the call cannot be routed ("" if it can;
+     * gs_lt.h). */
     const struct gs_lt_args *lt;
     void *lt_stream;
     int lt_scalars_on_device;
     const void *bias;
     int bias_type;             /* cudaDataType */
-    char lt_unroutable[96];
+    unsigned lt_scales, lt_flags;
+    char lt_unroutable[GS_LT_WHY_MAX];
 } gs_call_t;
 
 /* The status cuBLAS documents for these arguments: CUBLAS_STATUS_SUCCESS

@@ -9,6 +9,12 @@
 /* cudaDataType -> the shim's element type. */
 gs_dtype_t gs_dtype_from_cuda(int cuda_data_type);
 
+/* cublasLtMatmulMatrixScale_t -> the class's scale mode (GS_SCALE_OTHER for
+ * a mode this cuBLAS's headers did not have), and its name as cuBLASLt
+ * spells it without the prefix ("SCALAR_32F"). */
+gs_scale_mode_t gs_scale_mode_from_lt(int mode);
+const char *gs_scale_mode_name(gs_scale_mode_t m);
+
 /* Folds a cuBLAS compute type and the handle's math mode into the
  * accumulation semantics. compute_type is a cublasComputeType_t, a legacy
  * cudaDataType value (cuBLAS < 11 spelling, still accepted by the ABI), or

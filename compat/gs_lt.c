@@ -1,19 +1,33 @@
 /* cublasLtMatmul -> gs_call_t; see gs_lt.h. Attribute sizes follow
- * cublasLt.h (int32 enums, uint64 rows/cols, int64 ld and strides). */
+ * cublasLt.h (int32 enums, uint64 rows/cols, int64 ld and strides, int8
+ * FAST_ACCUM). */
 #include "gs_lt.h"
+#include "gs_compat.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+/* Appends a reason to c->lt_unroutable, "; " before it unless it is the
+ * first. The list is bounded: a reason that would leave no room to say
+ * more were left out ends it with "..." instead, and later ones are
+ * dropped. */
 static void unroutable(gs_call_t *c, const char *fmt, ...)
 {
-    if (c->lt_unroutable[0])
-        return; /* the first reason is the one reported */
+    static const char more[] = "; ...";
+    char *w = c->lt_unroutable;
+    const size_t size = sizeof c->lt_unroutable, len = strlen(w);
+    if (len >= 3 && !strcmp(w + len - 3, "..."))
+        return; /* full */
+    char one[GS_LT_WHY_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->lt_unroutable, sizeof c->lt_unroutable, fmt, ap);
+    vsnprintf(one, sizeof one, fmt, ap);
     va_end(ap);
+    if (len + (len ? 2 : 0) + strlen(one) + sizeof more <= size)
+        snprintf(w + len, size - len, "%s%s", len ? "; " : "", one);
+    else
+        snprintf(w + len, size - len, "%s", len ? more : more + 2);
 }
 
 /* A descriptor attribute of exactly `size` bytes; -1 if the library does not
@@ -75,13 +89,80 @@ static const char *read_layout(const gs_lt_getters_t *r, cublasLtMatrixLayout_t 
     return NULL;
 }
 
-/* Descriptor attributes that change what is computed; each must be unset. */
-static const cublasLtMatmulDescAttributes_t must_be_null[] = {
-    CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,     CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-    CUBLASLT_MATMUL_DESC_C_SCALE_POINTER,     CUBLASLT_MATMUL_DESC_D_SCALE_POINTER,
-    CUBLASLT_MATMUL_DESC_AMAX_D_POINTER,      CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER,
-    CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR,
+/* A matrix's scale: its pointer and mode attributes, where the class
+ * keeps it, and its letter for the log. */
+typedef struct scale_attrs {
+    cublasLtMatmulDescAttributes_t pointer, mode;
+    int shift; /* GS_LT_SCALE_* */
+    char name;
+} scale_attrs_t;
+
+static const scale_attrs_t scale_attrs[] = {
+    {CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, GS_LT_SCALE_A, 'A'},
+    {CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, GS_LT_SCALE_B, 'B'},
+    {CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, CUBLASLT_MATMUL_DESC_C_SCALE_MODE, GS_LT_SCALE_C, 'C'},
+    {CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, CUBLASLT_MATMUL_DESC_D_SCALE_MODE, GS_LT_SCALE_D, 'D'},
 };
+
+/* A pointer attribute; NULL where the library does not know it (older
+ * cuBLASLt), where it cannot have been set. */
+static const void *desc_pointer(const gs_lt_getters_t *r, cublasLtMatmulDesc_t d,
+                                cublasLtMatmulDescAttributes_t attr)
+{
+    const void *p = NULL;
+    return desc_get(r, d, attr, &p, sizeof p) ? NULL : p;
+}
+
+static int is_fp8(uint32_t cuda_type)
+{
+    const gs_dtype_t t = gs_dtype_from_cuda((int)cuda_type);
+    return t == GS_DT_E4M3 || t == GS_DT_E5M2;
+}
+
+/* The scaling contract into c->lt_scales and c->lt_flags, each part of it
+ * a reason: scales (a mode is read only with its pointer set, as cuBLASLt
+ * applies none without one), the outputs only FP8 writes, and fast
+ * accumulation where it means something (FP8 operands: cuBLASLt ignores it
+ * on others, so such calls keep their class). */
+static void read_scaling(const gs_lt_getters_t *r, const gs_lt_args_t *a, int fp8, gs_call_t *c)
+{
+    char ab[64] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof scale_attrs / sizeof scale_attrs[0]; ++i) {
+        const scale_attrs_t *x = &scale_attrs[i];
+        if (!desc_pointer(r, a->desc, x->pointer))
+            continue;
+        int32_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F; /* the default; absent before 12.8 */
+        desc_get(r, a->desc, x->mode, &mode, sizeof mode);
+        const gs_scale_mode_t m = gs_scale_mode_from_lt(mode);
+        c->lt_scales |= (unsigned)m << x->shift;
+        if (x->shift == GS_LT_SCALE_A || x->shift == GS_LT_SCALE_B) /* C and D: below */
+            n += (size_t)snprintf(ab + n, sizeof ab - n, " %c=%s", x->name, gs_scale_mode_name(m));
+    }
+    if (ab[0])
+        unroutable(c, "scale modes%s", ab);
+    for (int shift = GS_LT_SCALE_C; shift <= GS_LT_SCALE_D; shift += 4) {
+        const gs_scale_mode_t m = gs_lt_scale_of(c->lt_scales, shift);
+        const char name = shift == GS_LT_SCALE_C ? 'C' : 'D';
+        if (m == GS_SCALE_SCALAR_32F)
+            unroutable(c, "%c scale set", name);
+        else if (m != GS_SCALE_NONE)
+            unroutable(c, "%c scale set (%s)", name, gs_scale_mode_name(m));
+    }
+    if (desc_pointer(r, a->desc, CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER))
+        unroutable(c, "D out scale set");
+    if (desc_pointer(r, a->desc, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER)) {
+        c->lt_flags |= GS_LT_AMAX_D;
+        unroutable(c, "AMAX_D set");
+    }
+    if (desc_pointer(r, a->desc, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR))
+        unroutable(c, "emulation descriptor set");
+    int8_t fast = 0;
+    if (fp8 && !desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast) && fast) {
+        c->lt_flags |= GS_LT_FAST_ACCUM;
+        unroutable(c, "fast accumulation on");
+    }
+}
 
 /* A host scalar, which need not be aligned to its type. */
 static float host_float(const void *p)
@@ -111,6 +192,9 @@ void gs_lt_describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t *
     c->algo = -1;
     c->batch = 1;
 
+    /* What stops the reading (the descriptors cannot be read, or do not
+     * describe one product) is the only reason given; past that, every
+     * reason that applies, in the order below. */
     if (!r->desc_get || !r->layout_get)
         return unroutable(c, "cuBLASLt attribute getters missing");
     if (!a->desc || !a->alpha || !a->beta)
@@ -138,47 +222,17 @@ void gs_lt_describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t *
     if ((uint64_t)c->m != (opa ? la.cols : la.rows) || (uint64_t)c->k != (opb ? lb.cols : lb.rows) ||
         (uint64_t)c->n != (opb ? lb.rows : lb.cols) || lc.rows != ld.rows || lc.cols != ld.cols)
         return unroutable(c, "sizes disagree: cuBLASLt answers");
-    if (la.batch != ld.batch || lb.batch != ld.batch || lc.batch != ld.batch)
-        return unroutable(c, "batch counts differ");
-    c->atype = (int)la.type;
-    c->btype = (int)lb.type;
-    c->ctype = (int)ld.type;
-    c->batch = ld.batch;
-    if (c->m == 0 || c->n == 0 || c->k == 0)
-        return unroutable(c, "empty product: cuBLASLt answers");
-    if (la.type != lb.type || lc.type != ld.type)
-        return unroutable(c, "operand types differ");
-    if (desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &compute, sizeof compute))
-        return unroutable(c, "matmul descriptor unreadable");
-    c->compute_type = compute;
-    if (desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_SCALE_TYPE, &scale, sizeof scale) ||
+    if (desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &compute, sizeof compute) ||
+        desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_SCALE_TYPE, &scale, sizeof scale) ||
         desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, &pmode, sizeof pmode) ||
         desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_TRANSC, &tc, sizeof tc) ||
         desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue))
         return unroutable(c, "matmul descriptor unreadable");
-    for (size_t i = 0; i < sizeof must_be_null / sizeof must_be_null[0]; ++i) {
-        const void *ptr = NULL;
-        if (!desc_get(r, a->desc, must_be_null[i], &ptr, sizeof ptr) && ptr)
-            return unroutable(c, "scaling/amax/emulation attributes set");
-    }
-    if (epilogue != CUBLASLT_EPILOGUE_DEFAULT && epilogue != CUBLASLT_EPILOGUE_BIAS)
-        return unroutable(c, "epilogue %u not routed", (unsigned)epilogue);
-    if (pmode != CUBLASLT_POINTER_MODE_HOST && pmode != CUBLASLT_POINTER_MODE_DEVICE)
-        return unroutable(c, "vector pointer mode not routed");
-    if (tc != CUBLAS_OP_N)
-        return unroutable(c, "transc set");
-    if (scale != CUDA_R_32F)
-        return unroutable(c, "scale type not fp32");
-    if (epilogue == CUBLASLT_EPILOGUE_BIAS) {
-        if (desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) || !bias)
-            return unroutable(c, "BIAS epilogue without a bias: cuBLASLt answers");
-        desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, &bias_stride,
-                 sizeof bias_stride);
-        if (desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
-                     sizeof bias_type))
-            bias_type = -1;
-    }
-
+    c->atype = (int)la.type;
+    c->btype = (int)lb.type;
+    c->ctype = (int)ld.type;
+    c->compute_type = compute;
+    c->batch = ld.batch;
     c->lda = la.ld;
     c->ldb = lb.ld;
     c->ldc = ld.ld;
@@ -186,9 +240,42 @@ void gs_lt_describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t *
     c->stride_b = lb.stride;
     c->stride_c = ld.stride;
     c->lt_scalars_on_device = pmode == CUBLASLT_POINTER_MODE_DEVICE;
+
+    if (la.batch != ld.batch || lb.batch != ld.batch || lc.batch != ld.batch)
+        unroutable(c, "batch counts differ");
+    if (c->m == 0 || c->n == 0 || c->k == 0)
+        unroutable(c, "empty product: cuBLASLt answers");
+    const int fp8 = is_fp8(la.type) || is_fp8(lb.type);
+    if (fp8)
+        unroutable(c, "fp8 operands");
+    if (la.type != lb.type)
+        unroutable(c, "A and B types differ");
+    if (lc.type != ld.type) {
+        c->lt_flags |= GS_LT_C_TYPE_DIFFERS |
+                       (unsigned)gs_dtype_from_cuda((int)lc.type) << GS_LT_C_TYPE_SHIFT;
+        unroutable(c, "C and D types differ");
+    }
+    read_scaling(r, a, fp8, c);
+    if (epilogue != CUBLASLT_EPILOGUE_DEFAULT && epilogue != CUBLASLT_EPILOGUE_BIAS)
+        unroutable(c, "epilogue %u not routed", (unsigned)epilogue);
+    if (pmode != CUBLASLT_POINTER_MODE_HOST && pmode != CUBLASLT_POINTER_MODE_DEVICE)
+        unroutable(c, "vector pointer mode not routed");
+    if (tc != CUBLAS_OP_N)
+        unroutable(c, "transc set");
+    if (scale != CUDA_R_32F)
+        unroutable(c, "scale type not fp32");
+    if (epilogue == CUBLASLT_EPILOGUE_BIAS) {
+        if (desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) || !bias)
+            unroutable(c, "BIAS epilogue without a bias: cuBLASLt answers");
+        desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, &bias_stride,
+                 sizeof bias_stride);
+        if (desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
+                     sizeof bias_type))
+            bias_type = -1;
+    }
     if (bias) {
         if (c->batch > 1 && bias_stride != 0)
-            return unroutable(c, "per-batch bias not routed");
+            unroutable(c, "per-batch bias not routed");
         c->bias = bias;
         c->bias_type = bias_type == -1 ? (int)ld.type : bias_type;
     }
@@ -197,8 +284,9 @@ void gs_lt_describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t *
      * the host). */
     if (a->C == a->D) {
         if (!same_layout(&lc, &ld))
-            return unroutable(c, "C == D with different layouts");
-    } else if (c->lt_scalars_on_device || host_float(a->beta) != 0.0f) {
-        return unroutable(c, "C != D with beta != 0");
+            unroutable(c, "C == D with different layouts");
+    } else if (pmode != CUBLASLT_POINTER_MODE_HOST || host_float(a->beta) != 0.0f) {
+        /* beta is host memory only in host pointer mode */
+        unroutable(c, "C != D with beta != 0");
     }
 }

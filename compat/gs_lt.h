@@ -34,12 +34,17 @@ typedef struct gs_lt_getters {
                                  void *, size_t, size_t *);
 } gs_lt_getters_t;
 
-/* Fill c from a, reading its descriptors through g: D = alpha op(A) op(B) + beta C (+ bias) as a GEMM on D in
- * place (c->C = D). Whatever the shim does not compute exactly the way
- * cuBLASLt would (other epilogues, scale pointers, row-major orders, C != D
- * with beta != 0, batched bias, unreadable attributes, inconsistent sizes:
- * cuBLASLt judges those) leaves a reason in c->lt_unroutable, and the call
- * is forwarded untouched. */
+/* Fill c from a, reading its descriptors through g: D = alpha op(A) op(B)
+ * + beta C (+ bias) as a GEMM on D in place (c->C = D), with the scaling
+ * contract an FP8 call depends on (scale modes, AMAX_D, fast accumulation,
+ * C's type where it is not D's) in c->lt_scales and c->lt_flags. Whatever
+ * the shim does not compute exactly the way cuBLASLt would (FP8 operands,
+ * scales, other epilogues, row-major orders, C != D with beta != 0, batched
+ * bias; unreadable attributes and inconsistent sizes: cuBLASLt judges
+ * those) leaves its reason in c->lt_unroutable, every one that applies in
+ * a fixed order, "; " between them, bounded (GS_LT_WHY_MAX), and the call
+ * is forwarded untouched. Descriptors that cannot be read, or do not
+ * describe one product, give that reason alone. */
 void gs_lt_describe(const gs_lt_getters_t *g, const gs_lt_args_t *a, gs_call_t *c);
 
 #endif

@@ -7,7 +7,36 @@ gs_dtype_t gs_dtype_from_cuda(int t)
     case CUDA_R_16F: return GS_DT_F16;
     case CUDA_R_16BF: return GS_DT_BF16;
     case CUDA_R_64F: return GS_DT_F64;
+    case CUDA_R_8F_E4M3: return GS_DT_E4M3;
+    case CUDA_R_8F_E5M2: return GS_DT_E5M2;
     default: return GS_DT_OTHER;
+    }
+}
+
+gs_scale_mode_t gs_scale_mode_from_lt(int mode)
+{
+    switch (mode) {
+    case CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F: return GS_SCALE_SCALAR_32F;
+    case CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3: return GS_SCALE_VEC16_UE4M3;
+    case CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0: return GS_SCALE_VEC32_UE8M0;
+    case CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F: return GS_SCALE_OUTER_VEC_32F;
+    case CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F: return GS_SCALE_VEC128_32F;
+    case CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F: return GS_SCALE_BLK128x128_32F;
+    default: return GS_SCALE_OTHER;
+    }
+}
+
+const char *gs_scale_mode_name(gs_scale_mode_t m)
+{
+    switch (m) {
+    case GS_SCALE_NONE: return "none";
+    case GS_SCALE_SCALAR_32F: return "SCALAR_32F";
+    case GS_SCALE_VEC16_UE4M3: return "VEC16_UE4M3";
+    case GS_SCALE_VEC32_UE8M0: return "VEC32_UE8M0";
+    case GS_SCALE_OUTER_VEC_32F: return "OUTER_VEC_32F";
+    case GS_SCALE_VEC128_32F: return "VEC128_32F";
+    case GS_SCALE_BLK128x128_32F: return "BLK128x128_32F";
+    default: return "other";
     }
 }
 

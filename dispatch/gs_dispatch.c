@@ -52,14 +52,16 @@ static const char *never_routed(const gs_problem_t *p)
         return "TF32 compute is forwarded";
     if (p->compute == GS_CT_OTHER)
         return "compute type not routed";
+    if (gs_class_lt_scaled(&p->cls))
+        return "cuBLASLt scaling not routed";
     return NULL;
 }
 
 int gs_candidate_takes(const gs_routing_t *r, int cand, const gs_family_t *f, int config,
                        const gs_class_t *c, const gs_device_t *d)
 {
-    return cand >= 0 && (r->allowed & (1ull << cand)) && f->can_implement(c, d, config) &&
-           (!c->sm_count_target || f->honours_sm_count_target);
+    return cand >= 0 && (r->allowed & (1ull << cand)) && !gs_class_lt_scaled(c) &&
+           f->can_implement(c, d, config) && (!c->sm_count_target || f->honours_sm_count_target);
 }
 
 const char *gs_prior_text(const gs_decision_t *prior, const gs_problem_t *p,

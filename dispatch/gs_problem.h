@@ -39,8 +39,41 @@ typedef enum gs_dtype {
     GS_DT_F32,
     GS_DT_F16,
     GS_DT_BF16,
-    GS_DT_F64
+    GS_DT_F64,
+    GS_DT_E4M3,  /* FP8: 4 exponent bits, 3 mantissa bits (CUDA_R_8F_E4M3) */
+    GS_DT_E5M2   /* FP8: 5 exponent bits, 2 mantissa bits (CUDA_R_8F_E5M2) */
 } gs_dtype_t;
+
+/* How cublasLtMatmul scales one matrix (its *_SCALE_MODE with a scale
+ * pointer set), as the class records it; GS_SCALE_NONE without a pointer.
+ * One value per cublasLtMatmulMatrixScale_t, plus one for modes newer than
+ * this list; four bits each in gs_class_t.lt_scales. */
+typedef enum gs_scale_mode {
+    GS_SCALE_NONE = 0,
+    GS_SCALE_SCALAR_32F,      /* one fp32 factor for the matrix (tensorwise) */
+    GS_SCALE_VEC16_UE4M3,     /* a UE4M3 factor per 16 elements (block-scaled FP4) */
+    GS_SCALE_VEC32_UE8M0,     /* a UE8M0 factor per 32 elements (MXFP8) */
+    GS_SCALE_OUTER_VEC_32F,   /* an fp32 factor per row of op(A) / column of op(B) (rowwise) */
+    GS_SCALE_VEC128_32F,      /* an fp32 factor per 128 elements along K */
+    GS_SCALE_BLK128x128_32F,  /* an fp32 factor per 128x128 block */
+    GS_SCALE_OTHER = 15       /* a mode this list does not name */
+} gs_scale_mode_t;
+
+/* gs_class_t.lt_scales: matrix X's gs_scale_mode_t in four bits. */
+enum { GS_LT_SCALE_A = 0, GS_LT_SCALE_B = 4, GS_LT_SCALE_C = 8, GS_LT_SCALE_D = 12 };
+static inline gs_scale_mode_t gs_lt_scale_of(unsigned lt_scales, int shift)
+{
+    return (gs_scale_mode_t)((lt_scales >> shift) & 15u);
+}
+
+/* gs_class_t.lt_flags: the rest of a cublasLtMatmul's scaling contract. */
+enum {
+    GS_LT_FAST_ACCUM = 1u << 0,   /* CUBLASLT_MATMUL_DESC_FAST_ACCUM on: FP8 partial
+                                     sums are not promoted to fp32 periodically */
+    GS_LT_AMAX_D = 1u << 1,       /* AMAX_D_POINTER set: max |D| is written there */
+    GS_LT_C_TYPE_DIFFERS = 1u << 2, /* C's type is not D's (c_type); it is in */
+    GS_LT_C_TYPE_SHIFT = 8          /* bits 8-11, a gs_dtype_t */
+};
 
 /* How the products are accumulated, after folding in the handle's math mode.
  * GS_CT_F32 is plain fp32 FMA semantics (what SIMT SGEMM gives); TF32 and
@@ -70,7 +103,15 @@ typedef enum gs_beta_kind {
  * and what keys it cannot drift apart. Filled by gs_problem_classify;
  * fixed-width fields without padding, so two classes compare with memcmp. */
 typedef struct gs_class {
-    int32_t entry, is_64;
+    /* entry and is_64 were 32 bits each; their values fit 16, and on the
+     * little-endian hosts CUDA runs on their low halves come first, so the
+     * upper halves hold the cublasLtMatmul scaling contract: a class
+     * without one (every call but an FP8 or scaled cublasLtMatmul) keeps
+     * the bytes it had, and so its key in tune caches and signature files. */
+    int16_t entry;          /* gs_entry_t */
+    uint16_t lt_scales;     /* A, B, C, D scale modes (GS_LT_SCALE_*); 0 elsewhere */
+    int16_t is_64;
+    uint16_t lt_flags;      /* GS_LT_FAST_ACCUM, GS_LT_AMAX_D, C's type; 0 elsewhere */
     int32_t a_type, b_type, c_type, compute, scalar_type;
     int32_t trans_a, trans_b;
     int32_t scalars_on_device;
@@ -89,10 +130,18 @@ typedef struct gs_class {
     int64_t batch, stride_a, stride_b, stride_c;
 } gs_class_t;
 #ifdef __cplusplus
-static_assert(sizeof(gs_class_t) == 20 * 4 + 10 * 8, "gs_class_t has no padding");
+#define GS_CLASS_ASSERT static_assert
 #else
-_Static_assert(sizeof(gs_class_t) == 20 * 4 + 10 * 8, "gs_class_t has no padding");
+#define GS_CLASS_ASSERT _Static_assert
 #endif
+GS_CLASS_ASSERT(sizeof(gs_class_t) == 20 * 4 + 10 * 8, "gs_class_t has no padding");
+GS_CLASS_ASSERT(offsetof(gs_class_t, is_64) == 4 && offsetof(gs_class_t, a_type) == 8,
+                "gs_class_t's fields keep their offsets");
+#if defined(__BYTE_ORDER__)
+GS_CLASS_ASSERT(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+                "entry and is_64 share their old words with lt_* on little-endian hosts only");
+#endif
+#undef GS_CLASS_ASSERT
 
 typedef struct gs_problem {
     gs_class_t cls;          /* its class: gs_problem_classify, after the fields below */
@@ -120,6 +169,9 @@ typedef struct gs_problem {
     int scalars_on_device;   /* CUBLAS_POINTER_MODE_DEVICE */
     unsigned math_flags;     /* the handle's math-mode flags (gs_class_t.math_flags) */
     int sm_count_target;     /* the handle's SM count target, 0 if none */
+    /* cublasLtMatmul's scaling contract, as gs_class_t records it: 0 for
+     * every other entry point and for calls that scale nothing. */
+    unsigned lt_scales, lt_flags;
 
     void *stream;            /* cudaStream_t the handle is bound to */
 
@@ -154,6 +206,8 @@ static inline size_t gs_dtype_size(gs_dtype_t t)
     case GS_DT_F16: return 2;
     case GS_DT_BF16: return 2;
     case GS_DT_F64: return 8;
+    case GS_DT_E4M3: return 1;
+    case GS_DT_E5M2: return 1;
     default: return 0;
     }
 }
@@ -226,8 +280,10 @@ static inline void gs_problem_classify(gs_problem_t *p)
 {
     gs_class_t *c = &p->cls;
     memset(c, 0, sizeof *c);
-    c->entry = p->entry;
-    c->is_64 = p->is_64;
+    c->entry = (int16_t)p->entry;
+    c->lt_scales = (uint16_t)p->lt_scales;
+    c->is_64 = (int16_t)p->is_64;
+    c->lt_flags = (uint16_t)p->lt_flags;
     c->a_type = p->a_type;
     c->b_type = p->b_type;
     c->c_type = p->c_type;
@@ -262,6 +318,16 @@ static inline void gs_problem_classify(gs_problem_t *p)
     c->stride_a = p->stride_a;
     c->stride_b = p->stride_b;
     c->stride_c = p->stride_c;
+}
+
+/* A cublasLtMatmul scaling contract (scales, AMAX_D, fast accumulation, a
+ * C of another type): no family's can_implement reads those fields yet, so
+ * dispatch and the tuner offer such a class to none (the shim forwards
+ * these calls before dispatch; this keeps a class from a tune cache or a
+ * signature file from reaching a family that would ignore them). */
+static inline int gs_class_lt_scaled(const gs_class_t *c)
+{
+    return c->lt_scales != 0 || c->lt_flags != 0;
 }
 
 /* fp32 accumulation with 16-bit inputs: every spelling cuBLAS accepts for it. */

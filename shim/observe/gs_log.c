@@ -62,6 +62,8 @@ const char *gs_dtype_name(gs_dtype_t t)
     case GS_DT_F16: return "f16";
     case GS_DT_BF16: return "bf16";
     case GS_DT_F64: return "f64";
+    case GS_DT_E4M3: return "e4m3";
+    case GS_DT_E5M2: return "e5m2";
     default: return "other";
     }
 }
@@ -125,7 +127,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h ^ (h >> 32);
 }
 
-static uint64_t signature(const gs_problem_t *p, const gs_decision_t *d)
+static uint64_t signature(const gs_problem_t *p, const gs_decision_t *d, const char *why)
 {
     uint64_t h = 1469598103934665603ull;
     const uint64_t f[] = {p->entry, (uint64_t)p->is_64, p->a_type, p->b_type, p->c_type,
@@ -136,7 +138,7 @@ static uint64_t signature(const gs_problem_t *p, const gs_decision_t *d)
     if (p->bias)
         h = mix(h, 0xb1a5);
     if (p->entry == GS_EP_LT_MATMUL) /* Lt calls differ in more than the shape */
-        for (const char *r = d->reason; *r; ++r)
+        for (const char *r = why; *r; ++r)
             h = mix(h, (unsigned char)*r);
     return h ? h : 1;
 }
@@ -166,12 +168,13 @@ static sig_t *lookup(uint64_t key, int *is_new)
     }
 }
 
-void gs_log_call(const gs_problem_t *p, const gs_decision_t *dec, const char *kernel)
+void gs_log_call(const gs_problem_t *p, const gs_decision_t *dec, const char *kernel,
+                 const char *why)
 {
     int is_new;
     pthread_mutex_lock(&lock);
     route_calls[dec->route]++;
-    sig_t *sg = lookup(signature(p, dec), &is_new);
+    sig_t *sg = lookup(signature(p, dec, why), &is_new);
     if (sg)
         sg->calls++;
     if (is_new) {
@@ -183,7 +186,7 @@ void gs_log_call(const gs_problem_t *p, const gs_decision_t *dec, const char *ke
                  gs_dtype_name(p->c_type), gs_compute_name(p->compute), (long long)p->m,
                  (long long)p->n, (long long)p->k, (long long)p->batch,
                  p->bias ? " +bias" : "",
-                 kernel ? kernel : gs_route_name(dec->route), dec->reason);
+                 kernel ? kernel : gs_route_name(dec->route), why);
         sg->line = strdup(line);
         gs_log_line("%s", line);
     }
@@ -326,7 +329,7 @@ gs_sig_t *gs_log_ab_turn(const gs_problem_t *p, const gs_decision_t *dec, const 
 {
     int is_new;
     pthread_mutex_lock(&lock);
-    sig_t *sg = lookup(signature(p, dec), &is_new);
+    sig_t *sg = lookup(signature(p, dec, dec->reason), &is_new);
     if (sg) {
         if (!sg->shape[0]) {
             snprintf(sg->shape, sizeof sg->shape, "%s %c%c %s,%s->%s m=%lld n=%lld k=%lld "

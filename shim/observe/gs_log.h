@@ -19,8 +19,11 @@ void gs_log_open(const gs_config_t *c);
 
 /* Count a call; the first call of each distinct signature (entry point,
  * types, transposes, sizes, route) writes one line. `kernel` names what ran
- * (a kernel name with its tile shape), NULL for forwarded calls. */
-void gs_log_call(const gs_problem_t *p, const gs_decision_t *dec, const char *kernel);
+ * (a kernel name with its tile shape), NULL for forwarded calls; `why` is
+ * the reason the line gives: dec->reason, or for a forwarded cuBLASLt call
+ * every reason, which a decision's buffer may not hold. */
+void gs_log_call(const gs_problem_t *p, const gs_decision_t *dec, const char *kernel,
+                 const char *why);
 
 /* Our route failed at launch and the call went to cuBLAS instead: counted,
  * and said once per distinct kernel and error. */

@@ -1,6 +1,7 @@
 /* The record's accumulator; see gs_record.h. */
 #include "gs_record.h"
 #include "gs_class_map.h"
+#include "gs_compat.h"
 #include "gs_log.h"
 #include "gs_tune_cache.h"
 
@@ -14,7 +15,7 @@ struct gs_rec_sig {
                            describes, else a hash of why it does not */
     uint64_t calls, captured, timed;
     double ms;
-    char why[96];       /* why the class does not describe the calls, "" if it does */
+    char why[GS_RECORD_WHY_MAX]; /* why the class does not describe the calls, "" if it does */
 };
 
 /* A captured call's place: its capture and signature (indices into caps
@@ -222,12 +223,28 @@ static void shape_of(const gs_class_t *c, char *buf, size_t size)
         n += snprintf(buf + n, size - (size_t)n, " strides=%lld,%lld,%lld",
                       (long long)c->stride_a, (long long)c->stride_b, (long long)c->stride_c);
     if (n > 0 && (size_t)n < size && c->bias_type)
-        snprintf(buf + n, size - (size_t)n, " +bias(%s)", gs_dtype_name((gs_dtype_t)c->bias_type));
+        n += snprintf(buf + n, size - (size_t)n, " +bias(%s)",
+                      gs_dtype_name((gs_dtype_t)c->bias_type));
+    /* cublasLtMatmul's scaling contract: a scaled or FP8 call's own signature */
+    static const char letters[] = "ABCD";
+    for (int i = 0; i < 4 && n > 0 && (size_t)n < size; ++i) {
+        const gs_scale_mode_t m = gs_lt_scale_of(c->lt_scales, 4 * i);
+        if (m != GS_SCALE_NONE)
+            n += snprintf(buf + n, size - (size_t)n, " scale_%c=%s", letters[i],
+                          gs_scale_mode_name(m));
+    }
+    if (n > 0 && (size_t)n < size && (c->lt_flags & GS_LT_C_TYPE_DIFFERS))
+        n += snprintf(buf + n, size - (size_t)n, " c_type=%s",
+                      gs_dtype_name((gs_dtype_t)(c->lt_flags >> GS_LT_C_TYPE_SHIFT & 15u)));
+    if (n > 0 && (size_t)n < size && (c->lt_flags & GS_LT_AMAX_D))
+        n += snprintf(buf + n, size - (size_t)n, " amax_d");
+    if (n > 0 && (size_t)n < size && (c->lt_flags & GS_LT_FAST_ACCUM))
+        snprintf(buf + n, size - (size_t)n, " fast_accum");
 }
 
 static int sig_line(const gs_rec_sig_t *s, char *buf, size_t size)
 {
-    char hex[GS_CLASS_HEX_LEN + 1], shape[320], ms[40] = "";
+    char hex[GS_CLASS_HEX_LEN + 1], shape[448], ms[40] = "";
     gs_class_hex(&s->key.cls, hex);
     shape_of(&s->key.cls, shape, sizeof shape);
     if (s->timed)
@@ -335,7 +352,8 @@ int gs_record_lines(int (*emit)(void *ctx, const char *line, size_t len), void *
     int rc = 0;
     pthread_mutex_lock(&lock);
     for (size_t i = 0; !rc && i < sigs.count; ++i) {
-        char line[1024];
+        /* the hex, the counts, a reason, the shape: each bounded */
+        char line[GS_CLASS_HEX_LEN + GS_RECORD_WHY_MAX + 448 + 256];
         const int n = sig_line(&pool[i], line, sizeof line);
         rc = n < 0 || emit(ctx, line, (size_t)n) ? -1 : 0;
     }

@@ -17,7 +17,9 @@
 enum {
     GS_RECORD_SIGS_MAX = 4096,        /* signatures kept; later ones' calls are dropped */
     GS_RECORD_CAPTURES_MAX = 4096,    /* captures whose sequence is kept */
-    GS_RECORD_POSITIONS_MAX = 1 << 20 /* captured calls placed in sequences, all captures */
+    GS_RECORD_POSITIONS_MAX = 1 << 20, /* captured calls placed in sequences, all captures */
+    GS_RECORD_WHY_MAX = 256           /* a reason kept, NUL included: a cuBLASLt call's
+                                         every reason (compat/gs_call.h's GS_LT_WHY_MAX) */
 };
 
 typedef struct gs_rec_sig gs_rec_sig_t;

@@ -33,6 +33,9 @@ typedef struct gs_serving {
     gs_device_t dev;
     gs_routing_t routing;    /* mode, policy and tuning as read for this call */
     gs_decision_t dec;       /* the route; forwarded or answered: the reason */
+    const char *why;         /* forwarded or answered: the reason in full (dec.reason,
+                                or a cuBLASLt call's every reason, longer); valid
+                                during on_forward and on_answered */
     int tuning;              /* gemmshim_tuning_t: tuning's part in the route
                                 (GEMMSHIM_TUNING_NONE until decide) */
     const char *kernel;      /* the plan's kernel name while ours runs, else NULL */

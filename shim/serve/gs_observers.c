@@ -50,6 +50,9 @@ static unsigned long long capture_of(void *stream)
  * is not counted again). Ahead of timing in the list: the timing slot
  * takes the record. Invalid calls, and calls answered here, are no GEMM
  * to tune. */
+_Static_assert(sizeof ((gs_call_t *)0)->lt_unroutable <= GS_RECORD_WHY_MAX,
+               "the record keeps a cuBLASLt call's every reason");
+
 static void record_call(gs_serving_t *s)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -171,12 +174,12 @@ static const gs_observer_t timing_observer = {
 
 static void log_unrun(gs_serving_t *s)
 {
-    gs_log_call(&s->p, &s->dec, NULL);
+    gs_log_call(&s->p, &s->dec, NULL, s->why);
 }
 
 static void log_after_run(gs_serving_t *s)
 {
-    gs_log_call(&s->p, &s->dec, s->kernel);
+    gs_log_call(&s->p, &s->dec, s->kernel, s->dec.reason);
 }
 
 static void log_fallback(gs_serving_t *s)

@@ -79,7 +79,9 @@ static int timing_wanted(const gs_config_t *cfg)
 /* ---- the outcomes: forwarded, answered here, served ---- */
 
 /* The call goes to cuBLAS: the caller forwards it. why: a reason of its
- * own (a fresh forward decision), or NULL to keep s->dec's. */
+ * own (a fresh forward decision), or NULL to keep s->dec's. The observers
+ * see why in full (s->why): a cuBLASLt call's reasons outgrow a
+ * decision's. */
 static gs_served_t forward(gs_serving_t *s, const char *why)
 {
     if (why) {
@@ -87,6 +89,7 @@ static gs_served_t forward(gs_serving_t *s, const char *why)
         snprintf(dec.reason, sizeof dec.reason, "%s", why);
         s->dec = dec;
     }
+    s->why = why ? why : s->dec.reason;
     s->kernel = NULL;
     OBSERVE(on_forward, s);
     gs_served_t out = {0, CUBLAS_STATUS_SUCCESS, s->timing_slot, s->stream, s->ab_sig,
@@ -100,6 +103,7 @@ static gs_served_t answer(gs_serving_t *s, cublasStatus_t status, const char *wh
     gs_decision_t dec = {GS_ROUTE_QUICK, NULL, 0, 0.0, 0, 0, ""};
     snprintf(dec.reason, sizeof dec.reason, "%s", why);
     s->dec = dec;
+    s->why = s->dec.reason;
     OBSERVE(on_answered, s);
     gs_served_t out = {1, status, -1, s->stream, NULL, 0};
     return out;
@@ -149,6 +153,8 @@ static void problem_of(const gs_call_t *c, const gs_handle_state_t *hs, gs_probl
         p->bias = c->bias;
         p->bias_type = gs_dtype_from_cuda(c->bias_type);
     }
+    p->lt_scales = c->lt_scales;
+    p->lt_flags = c->lt_flags;
     gs_problem_classify(p);
 }
 

@@ -42,7 +42,7 @@ lt() { # scenario; one call, expect success and exactly one record line
 @test "Lt calls our kernels do not compute are forwarded with the reason" {
     for s in relu:"epilogue 2 not routed" vector-alpha:"vector pointer mode not routed" \
              row-major:"non-column-major layout" c-not-d-beta:"C != D with beta != 0" \
-             a-scale:"scaling/amax/emulation attributes set" tf32:"TF32 compute is forwarded" \
+             a-scale:"scale modes A=SCALAR_32F" tf32:"TF32 compute is forwarded" \
              batched-bias:"per-batch bias not routed"; do
         lt "${s%%:*}"
         expect_contains "$stderr" "-> forward (${s#*:})"
@@ -59,4 +59,58 @@ lt() { # scenario; one call, expect success and exactly one record line
     echo "$output"; echo "$stderr"
     [ "$status" -eq 0 ]
     expect_contains "$output" " 0 failed"
+}
+
+@test "FP8 Lt calls are forwarded with every reason, in order" {
+    lt fp8-tensorwise
+    expect_contains "$stderr" "cublasLtMatmul TN e4m3,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 -> forward (fp8 operands; scale modes A=SCALAR_32F B=SCALAR_32F; fast accumulation on)"
+    lt fp8-rowwise
+    expect_contains "$stderr" "cublasLtMatmul TN e5m2,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 -> forward (fp8 operands; A and B types differ; scale modes A=OUTER_VEC_32F B=OUTER_VEC_32F)"
+    [[ "$stderr" != *"(fallback:"* ]]
+}
+
+@test "an FP8 Lt call reaches cuBLASLt unchanged, and is recorded as its own signature with every reason" {
+    # the call without the shim: the descriptor as the application built it
+    rm -f "$FAKE_CUBLAS_RECORD"
+    run env LD_LIBRARY_PATH="$FAKE_DIR" "$LT_CALLS" fp8-out
+    [ "$status" -eq 0 ]
+    direct=$(grep -o ' computeDesc\.attrs=[^ ]*' "$FAKE_CUBLAS_RECORD")
+    # scales of A, B and D, AMAX_D and FAST_ACCUM as set (made-up addresses)
+    for attr in 17:0000100700000000 18:0000200700000000 20:0000400700000000 \
+                21:0000600700000000 25:01; do
+        expect_contains "$direct" ",$attr," "$attr"
+    done
+    export GEMMSHIM_RECORD="$BATS_TEST_TMPDIR/fp8.sigs"
+    lt fp8-out
+    why="fp8 operands; C and D types differ; scale modes A=SCALAR_32F B=SCALAR_32F; D scale set; AMAX_D set; fast accumulation on"
+    expect_contains "$stderr" "cublasLtMatmul TN e4m3,e4m3->e4m3 compute=32F m=1024 n=512 k=768 batch=1 -> forward ($why)"
+    [[ "$stderr" != *"(fallback:"* ]]
+    # the arguments the application passed, byte for byte, and the descriptor unchanged
+    rec=$(grep '^cublasLtMatmul ' "$FAKE_CUBLAS_RECORD")
+    args=$(sed -n 's/^fp8-out: status 0 //p' <<<"$output")
+    [ -n "$args" ]
+    for a in $args; do
+        expect_contains "$rec" " $a " "$a"
+    done
+    expect_eq "$(grep -o ' computeDesc\.attrs=[^ ]*' <<<"$rec")" "$direct" "descriptor attributes"
+    # recorded: not tunable, every reason, the contract in its shape
+    cat "$GEMMSHIM_RECORD"
+    sig=$(grep $'^sig\t' "$GEMMSHIM_RECORD")
+    expect_eq "$(grep -c . <<<"$sig")" 1 "one signature"
+    expect_contains "$sig" $'\tcalls=1\t'
+    expect_contains "$sig" $'\ttunable=0\twhy='"$why"$'\t# cublasLtMatmul TN e4m3,e4m3->e4m3 compute=32F m=1024 n=512 k=768 batch=1 lda=768 ldb=768 ldc=1024 scale_A=SCALAR_32F scale_B=SCALAR_32F scale_D=SCALAR_32F c_type=bf16 amax_d fast_accum'
+}
+
+@test "FP8 Lt calls are signatures of their own: apart from bf16 and from each other, by class" {
+    export GEMMSHIM_RECORD="$BATS_TEST_TMPDIR/all.sigs"
+    for s in bf16-tn fp8-tensorwise fp8-rowwise fp8-out; do
+        lt "$s"
+    done
+    cat "$GEMMSHIM_RECORD"
+    sigs=$(grep $'^sig\t' "$GEMMSHIM_RECORD")
+    expect_eq "$(grep -c . <<<"$sigs")" 4 "four signatures"
+    # four distinct classes (the hex), not only four reasons
+    expect_eq "$(cut -f2 <<<"$sigs" | sort -u | grep -c .)" 4 "four classes"
+    expect_eq "$(grep -c $'\ttunable=0\twhy=fp8 operands' <<<"$sigs")" 3 "the FP8 ones, not tunable"
+    expect_contains "$sigs" $'\ttunable=1\t# cublasLtMatmul TN bf16,bf16->bf16 '
 }

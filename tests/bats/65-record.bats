@@ -145,12 +145,13 @@ PY
     well_formed "$D/lt.sigs"
     sigs=$(grep $'^sig\t' "$D/lt.sigs")
     # every scenario is a call of its own; bf16-tn and c-not-d-zero are one signature
-    expect_eq "$(awk -F'\t' '{ sub("calls=", "", $4); n += $4 } END { print n }' <<<"$sigs")" 12 "calls"
+    expect_eq "$(awk -F'\t' '{ sub("calls=", "", $4); n += $4 } END { print n }' <<<"$sigs")" 15 "calls"
     expect_contains "$sigs" $'\tcalls=2\tcaptured=0\ttimed=0\tms=\ttunable=1\t# cublasLtMatmul TN bf16,bf16->bf16 compute=32F m=1024 n=512 k=768 batch=1 lda=768 ldb=768 ldc=1024'
     expect_contains "$sigs" $'\ttunable=1\t# cublasLtMatmul TN bf16,bf16->bf16 compute=32F m=1024 n=512 k=768 batch=1 lda=768 ldb=768 ldc=1024 +bias(bf16)'
     expect_contains "$sigs" $'\ttunable=0\twhy=epilogue 2 not routed\t#'
     expect_contains "$sigs" $'\ttunable=0\twhy=C != D with beta != 0\t#'
-    expect_eq "$(grep -c $'\ttunable=0\t' <<<"$sigs")" 6 "relu, vector alpha, row-major, C != D, a-scale, per-batch bias"
+    expect_eq "$(grep -c $'\ttunable=0\t' <<<"$sigs")" 9 \
+        "relu, vector alpha, row-major, C != D, a-scale, per-batch bias, the three FP8 calls"
 }
 
 @test "record after fork: a worker that exits writes its own calls, the parent its own, none twice" {

@@ -6,7 +6,10 @@
  * by FAKE_CUBLAS_RECORD,
  *     <name> <param>=<hex bytes> <param>=<hex bytes> ...
  * (each parameter's bytes in memory order), and returns the status in
- * FAKE_CUBLAS_RETURN (default 0). The handle functions keep a small state
+ * FAKE_CUBLAS_RETURN (default 0). A matmul descriptor the fake created is
+ * followed by what it holds then, so tests see the descriptor the library
+ * received: <param>.attrs=<attribute>:<hex bytes>,... (every attribute set
+ * or defaulted, in attribute order). The handle functions keep a small state
  * per handle, like cuBLAS; the getters the shim uses (GS_HELPER_FUNCS) fail
  * with NOT_INITIALIZED on a handle the fake did not create. */
 #include <cublas_api.h>
@@ -41,19 +44,25 @@ static void rec_put(rec_t *r, const char *s)
     }
 }
 
-static void rec_arg(rec_t *r, const char *name, const void *p, size_t n)
+/* n bytes in hex, in memory order */
+static void rec_hex(rec_t *r, const void *p, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     char tmp[3] = {0};
-    rec_put(r, " ");
-    rec_put(r, name);
-    rec_put(r, "=");
     for (size_t i = 0; i < n; ++i) {
         unsigned char b = ((const unsigned char *)p)[i];
         tmp[0] = hex[b >> 4];
         tmp[1] = hex[b & 15];
         rec_put(r, tmp);
     }
+}
+
+static void rec_arg(rec_t *r, const char *name, const void *p, size_t n)
+{
+    rec_put(r, " ");
+    rec_put(r, name);
+    rec_put(r, "=");
+    rec_hex(r, p, n);
 }
 
 /* One write(2) per line with O_APPEND: lines never interleave. */
@@ -81,10 +90,23 @@ static cublasStatus_t fake_status(void)
 
 /* ---- the entry points, generated ---- */
 
-#define FAKE_REC_ARG(x)                      \
-    {                                        \
-        __typeof__(x) fake_v_ = (x);         \
-        rec_arg(&fake_r_, #x, &fake_v_, sizeof fake_v_); \
+/* A matmul descriptor argument: its pointer, then its attributes (the
+ * cuBLASLt half; the cuBLAS half takes none). */
+static void rec_desc_attrs(rec_t *r, const char *name, cublasLtMatmulDesc_t d);
+
+static void rec_desc_arg(rec_t *r, const char *name, const void *p, size_t n)
+{
+    rec_arg(r, name, p, n);
+    cublasLtMatmulDesc_t d;
+    memcpy(&d, p, sizeof d);
+    rec_desc_attrs(r, name, d);
+}
+
+#define FAKE_REC_ARG(x)                                                            \
+    {                                                                              \
+        __typeof__(x) fake_v_ = (x);                                               \
+        _Generic((x), cublasLtMatmulDesc_t: rec_desc_arg, default: rec_arg)(       \
+            &fake_r_, #x, &fake_v_, sizeof fake_v_);                               \
     }
 
 #define FAKE_DEFINE(name, params, args)                  \
@@ -114,6 +136,13 @@ GS_ENTRY_POINTS(FAKE_ENTRY)
 /* ---- handles ---- */
 
 #if defined(FAKE_LIB_CUBLAS)
+
+static void rec_desc_attrs(rec_t *r, const char *name, cublasLtMatmulDesc_t d)
+{
+    (void)r;
+    (void)name;
+    (void)d;
+}
 
 typedef struct fake_handle {
     cudaStream_t stream;
@@ -330,6 +359,27 @@ static cublasStatus_t attr_get(const fake_attrs_t *f, int magic, int attr, void 
 #define DESC_MAGIC 0x4d44
 #define LAYOUT_MAGIC 0x4c59
 
+static void rec_desc_attrs(rec_t *r, const char *name, cublasLtMatmulDesc_t d)
+{
+    const fake_attrs_t *f = (const fake_attrs_t *)d;
+    if (!desc_track((fake_attrs_t *)f, 0) || f->magic != DESC_MAGIC)
+        return; /* not one of ours (the forwarding test's made-up values) */
+    char key[64];
+    snprintf(key, sizeof key, "%s.attrs", name);
+    rec_put(r, " ");
+    rec_put(r, key);
+    rec_put(r, "=");
+    for (int a = 0; a < FAKE_ATTRS; ++a) {
+        if (!f->size[a])
+            continue;
+        char id[16];
+        snprintf(id, sizeof id, "%d:", a);
+        rec_put(r, id);
+        rec_hex(r, f->val[a], f->size[a]);
+        rec_put(r, ",");
+    }
+}
+
 FAKE_EXPORT cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *d,
                                                     cublasComputeType_t compute,
                                                     cudaDataType_t scale)
@@ -358,6 +408,14 @@ FAKE_EXPORT cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *d,
     attr_put(f, CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, &null, sizeof null);
     attr_put(f, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &null, sizeof null);
     attr_put(f, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &null, sizeof null);
+    attr_put(f, CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER, &null, sizeof null);
+    const int8_t fast_accum = 0;
+    attr_put(f, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast_accum, 1);
+    const int32_t scalar = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+    attr_put(f, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &scalar, 4);
+    attr_put(f, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &scalar, 4);
+    attr_put(f, CUBLASLT_MATMUL_DESC_C_SCALE_MODE, &scalar, 4);
+    attr_put(f, CUBLASLT_MATMUL_DESC_D_SCALE_MODE, &scalar, 4);
     desc_track(f, 1);
     *d = (cublasLtMatmulDesc_t)f;
     return CUBLAS_STATUS_SUCCESS;

@@ -1,7 +1,9 @@
 /* cublasLtMatmul calls the way applications build them (descriptors and
  * layouts from the fake cuBLASLt), for the routing suite: one call per
  * scenario named on the command line, or all of them. Pointers are made-up
- * values: on a simulated device (GEMMSHIM_TEST_DEVICE) nothing is launched. */
+ * values: on a simulated device (GEMMSHIM_TEST_DEVICE) nothing is launched.
+ * Each call prints its arguments as the fake records them (the pointers'
+ * bytes), so tests can tell the call reached the library unchanged. */
 #include <cublasLt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,7 +52,66 @@ static const scenario_t scenarios[] = {
     {"deep-k",       CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 0, CUBLASLT_EPILOGUE_DEFAULT, 0, CUBLASLT_ORDER_COL, 0, &zero, 0, 1, 0, 256, 256, 65536},
 };
 
-static int run(const scenario_t *s, cublasLtHandle_t lt)
+/* FP8 calls: a scenario's operand types replaced, scale pointers, modes,
+ * AMAX_D and fast accumulation set. */
+typedef struct fp8_scenario {
+    const char *name;
+    cudaDataType a, b, c, d;
+    int scales;           /* bit i: the scale pointer of A, B, C, D */
+    int32_t mode_a, mode_b;
+    int8_t fast_accum;
+    int amax_d;
+    int separate_c;       /* C != D (beta 0: an FP8 D takes a 16-bit C elsewhere) */
+} fp8_scenario_t;
+
+enum { SCALE_A = 1, SCALE_B = 2, SCALE_D = 8 };
+
+static const fp8_scenario_t fp8_scenarios[] = {
+    /* torch._scaled_mm, tensorwise, use_fast_accum=True */
+    {"fp8-tensorwise", CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_16BF, SCALE_A | SCALE_B,
+     CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, 1, 0, 0},
+    /* torch._scaled_mm's rowwise backward: e5m2 gradients x e4m3 weights, exact accumulation */
+    {"fp8-rowwise", CUDA_R_8F_E5M2, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_16BF, SCALE_A | SCALE_B,
+     CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, 0, 0, 0},
+    /* TransformerEngine's FP8 output: D e4m3 with its scale and AMAX_D, a bf16 C */
+    {"fp8-out", CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_8F_E4M3,
+     SCALE_A | SCALE_B | SCALE_D, CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F,
+     CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, 1, 1, 1},
+};
+
+/* One argument as the fake records it: " name=<its bytes in hex>". */
+static void print_arg(const char *name, const void *p, size_t n)
+{
+    printf(" %s=", name);
+    for (size_t i = 0; i < n; ++i)
+        printf("%02x", ((const unsigned char *)p)[i]);
+}
+
+static int set_fp8(cublasLtMatmulDesc_t desc, const fp8_scenario_t *x)
+{
+    static const cublasLtMatmulDescAttributes_t pointers[4] = {
+        CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+        CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER};
+    for (int i = 0; i < 4; ++i) {
+        const void *scale = (const void *)(uintptr_t)(0x7100000 + 0x100000 * i);
+        if (x->scales & 1 << i)
+            CHECK_ST(cublasLtMatmulDescSetAttribute(desc, pointers[i], &scale, sizeof scale));
+    }
+    CHECK_ST(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &x->mode_a,
+                                            sizeof x->mode_a));
+    CHECK_ST(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &x->mode_b,
+                                            sizeof x->mode_b));
+    CHECK_ST(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &x->fast_accum,
+                                            sizeof x->fast_accum));
+    if (x->amax_d) {
+        const void *amax = (const void *)(uintptr_t)0x7600000;
+        CHECK_ST(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &amax,
+                                                sizeof amax));
+    }
+    return 0;
+}
+
+static int run(const scenario_t *s, const fp8_scenario_t *x, cublasLtHandle_t lt)
 {
     const uint64_t M = s->m ? s->m : 1024, N = s->n ? s->n : 512, K = s->k ? s->k : 768;
     cublasLtMatmulDesc_t desc;
@@ -75,11 +136,15 @@ static int run(const scenario_t *s, cublasLtHandle_t lt)
         CHECK_ST(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
                                                 &scale, sizeof scale));
     }
+    if (x && set_fp8(desc, x))
+        return 1;
     /* nn.Linear's forward: A = W stored k x m (transa = T), B = x k x n */
-    CHECK_ST(cublasLtMatrixLayoutCreate(&la, s->ab, s->ta ? K : M, s->ta ? M : K, s->ta ? K : M));
-    CHECK_ST(cublasLtMatrixLayoutCreate(&lb, s->ab, s->tb ? N : K, s->tb ? K : N, s->tb ? N : K));
-    CHECK_ST(cublasLtMatrixLayoutCreate(&lc, s->cd, M, N, M));
-    CHECK_ST(cublasLtMatrixLayoutCreate(&ld, s->cd, M, N, M));
+    const cudaDataType at = x ? x->a : s->ab, bt = x ? x->b : s->ab;
+    const cudaDataType ct = x ? x->c : s->cd, dt = x ? x->d : s->cd;
+    CHECK_ST(cublasLtMatrixLayoutCreate(&la, at, s->ta ? K : M, s->ta ? M : K, s->ta ? K : M));
+    CHECK_ST(cublasLtMatrixLayoutCreate(&lb, bt, s->tb ? N : K, s->tb ? K : N, s->tb ? N : K));
+    CHECK_ST(cublasLtMatrixLayoutCreate(&lc, ct, M, N, M));
+    CHECK_ST(cublasLtMatrixLayoutCreate(&ld, dt, M, N, M));
     CHECK_ST(cublasLtMatrixLayoutSetAttribute(ld, CUBLASLT_MATRIX_LAYOUT_ORDER, &s->order_d,
                                               sizeof s->order_d));
     cublasLtMatrixLayout_t all[4] = {la, lb, lc, ld};
@@ -93,10 +158,20 @@ static int run(const scenario_t *s, cublasLtHandle_t lt)
     }
     void *A = (void *)(uintptr_t)0x1000000, *B = (void *)(uintptr_t)0x2000000;
     void *D = (void *)(uintptr_t)0x3000000;
-    void *C = s->separate_c ? (void *)(uintptr_t)0x4000000 : D;
+    void *C = s->separate_c || (x && x->separate_c) ? (void *)(uintptr_t)0x4000000 : D;
     cublasStatus_t st = cublasLtMatmul(lt, desc, &one, A, la, B, lb, s->beta, C, lc, D, ld, NULL,
                                        NULL, 0, 0);
-    printf("%s: status %d\n", s->name, (int)st);
+    printf("%s: status %d", x ? x->name : s->name, (int)st);
+    print_arg("computeDesc", &desc, sizeof desc);
+    print_arg("A", &A, sizeof A);
+    print_arg("Adesc", &la, sizeof la);
+    print_arg("B", &B, sizeof B);
+    print_arg("Bdesc", &lb, sizeof lb);
+    print_arg("C", &C, sizeof C);
+    print_arg("Cdesc", &lc, sizeof lc);
+    print_arg("D", &D, sizeof D);
+    print_arg("Ddesc", &ld, sizeof ld);
+    printf("\n");
     cublasLtMatrixLayoutDestroy(la);
     cublasLtMatrixLayoutDestroy(lb);
     cublasLtMatrixLayoutDestroy(lc);
@@ -113,7 +188,13 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; ++i) {
         if (argc > 1 && strcmp(argv[1], scenarios[i].name))
             continue;
-        fails += run(&scenarios[i], lt);
+        fails += run(&scenarios[i], NULL, lt);
+        ++ran;
+    }
+    for (size_t i = 0; i < sizeof fp8_scenarios / sizeof fp8_scenarios[0]; ++i) {
+        if (argc > 1 && strcmp(argv[1], fp8_scenarios[i].name))
+            continue;
+        fails += run(&scenarios[0], &fp8_scenarios[i], lt); /* bf16-tn's shape and descriptor */
         ++ran;
     }
     cublasLtDestroy(lt);

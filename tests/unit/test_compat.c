@@ -1,6 +1,10 @@
 /* cuBLAS ABI knowledge: compute-type folding, data types, scalar types. */
 #include "gs_compat.h"
+#include "gs_lt.h"
 #include "gs_test.h"
+
+#include <stdint.h>
+#include <string.h>
 
 #define FOLD gs_compute_fold
 #define F32 GS_DT_F32
@@ -80,8 +84,12 @@ static void dtypes(void)
     CHECK_EQ_INT(gs_dtype_from_cuda(CUDA_R_16F), GS_DT_F16);
     CHECK_EQ_INT(gs_dtype_from_cuda(CUDA_R_16BF), GS_DT_BF16);
     CHECK_EQ_INT(gs_dtype_from_cuda(CUDA_R_64F), GS_DT_F64);
-    const int other[] = {CUDA_C_32F, CUDA_C_64F, CUDA_R_8I, CUDA_R_32I, CUDA_R_8F_E4M3,
-                         CUDA_R_8F_E5M2, CUDA_C_16F, -1, 999};
+    CHECK_EQ_INT(gs_dtype_from_cuda(CUDA_R_8F_E4M3), GS_DT_E4M3);
+    CHECK_EQ_INT(gs_dtype_from_cuda(CUDA_R_8F_E5M2), GS_DT_E5M2);
+    /* the block-scaled formats' element and scale types are not FP8 GEMM operands here */
+    const int other[] = {CUDA_C_32F,      CUDA_C_64F,     CUDA_R_8I,      CUDA_R_32I,
+                         CUDA_R_8F_UE8M0, CUDA_R_6F_E2M3, CUDA_R_4F_E2M1, CUDA_C_16F,
+                         -1,              999};
     for (size_t i = 0; i < sizeof other / sizeof other[0]; ++i)
         CHECK_EQ_INT(gs_dtype_from_cuda(other[i]), GS_DT_OTHER);
 
@@ -89,7 +97,36 @@ static void dtypes(void)
     CHECK_EQ_INT(gs_dtype_size(GS_DT_F16), 2);
     CHECK_EQ_INT(gs_dtype_size(GS_DT_BF16), 2);
     CHECK_EQ_INT(gs_dtype_size(GS_DT_F64), 8);
+    CHECK_EQ_INT(gs_dtype_size(GS_DT_E4M3), 1);
+    CHECK_EQ_INT(gs_dtype_size(GS_DT_E5M2), 1);
     CHECK_EQ_INT(gs_dtype_size(GS_DT_OTHER), 0);
+    /* appended: the values classes already recorded hold keep their meaning */
+    CHECK_EQ_INT(GS_DT_F64, 4);
+    CHECK_EQ_INT(GS_DT_E4M3, 5);
+    CHECK_EQ_INT(GS_DT_E5M2, 6);
+}
+
+static void scale_modes(void)
+{
+    CHECK_EQ_INT(gs_scale_mode_from_lt(CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F), GS_SCALE_SCALAR_32F);
+    CHECK_EQ_INT(gs_scale_mode_from_lt(CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F),
+                 GS_SCALE_OUTER_VEC_32F);
+    CHECK_EQ_INT(gs_scale_mode_from_lt(CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F), GS_SCALE_VEC128_32F);
+    CHECK_EQ_INT(gs_scale_mode_from_lt(CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F),
+                 GS_SCALE_BLK128x128_32F);
+    CHECK_EQ_INT(gs_scale_mode_from_lt(CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3),
+                 GS_SCALE_VEC16_UE4M3);
+    CHECK_EQ_INT(gs_scale_mode_from_lt(CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0),
+                 GS_SCALE_VEC32_UE8M0);
+    CHECK_EQ_INT(gs_scale_mode_from_lt(CUBLASLT_MATMUL_MATRIX_SCALE_END), GS_SCALE_OTHER);
+    CHECK_EQ_INT(gs_scale_mode_from_lt(-1), GS_SCALE_OTHER);
+    CHECK_STR_EQ(gs_scale_mode_name(GS_SCALE_SCALAR_32F), "SCALAR_32F");
+    CHECK_STR_EQ(gs_scale_mode_name(GS_SCALE_OUTER_VEC_32F), "OUTER_VEC_32F");
+    CHECK_STR_EQ(gs_scale_mode_name(GS_SCALE_VEC128_32F), "VEC128_32F");
+    CHECK_STR_EQ(gs_scale_mode_name(GS_SCALE_BLK128x128_32F), "BLK128x128_32F");
+    CHECK_STR_EQ(gs_scale_mode_name(GS_SCALE_OTHER), "other");
+    /* every mode fits the class's four bits */
+    CHECK(GS_SCALE_OTHER <= 15 && GS_SCALE_BLK128x128_32F < GS_SCALE_OTHER);
 }
 
 static void scalar_types(void)
@@ -164,13 +201,319 @@ static void handle_state(void)
     CHECK_EQ_INT(gs_handle_state(&g, NULL, &st), CUBLAS_STATUS_NOT_INITIALIZED);
 }
 
+/* ---- cublasLtMatmul descriptors, read through getters over attribute bags ---- */
+
+enum { BAG_ATTRS = 64 };
+typedef struct bag {
+    unsigned char val[BAG_ATTRS][8];
+    size_t size[BAG_ATTRS];
+} bag_t;
+
+static void bag_put(bag_t *b, int attr, const void *v, size_t n)
+{
+    memset(b->val[attr], 0, sizeof b->val[attr]);
+    memcpy(b->val[attr], v, n);
+    b->size[attr] = n;
+}
+
+/* cuBLASLt's answer: the value when asked with its exact size. */
+static cublasStatus_t bag_get(const bag_t *b, int attr, void *buf, size_t n, size_t *written)
+{
+    if (attr < 0 || attr >= BAG_ATTRS || !b->size[attr] || n != b->size[attr])
+        return CUBLAS_STATUS_INVALID_VALUE;
+    memcpy(buf, b->val[attr], n);
+    *written = n;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+static cublasStatus_t desc_get(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t a, void *buf,
+                               size_t n, size_t *written)
+{
+    return bag_get((const bag_t *)d, (int)a, buf, n, written);
+}
+
+static cublasStatus_t layout_get(cublasLtMatrixLayout_t l, cublasLtMatrixLayoutAttribute_t a,
+                                 void *buf, size_t n, size_t *written)
+{
+    return bag_get((const bag_t *)l, (int)a, buf, n, written);
+}
+
+/* A cublasLtMatmul the way torch._scaled_mm builds one: A (k x m, T) and
+ * B (k x n, N) of type ab, C and D m x n of types c and d; descriptors
+ * with cuBLASLt's defaults. */
+typedef struct lt_case {
+    bag_t desc, la, lb, lc, ld;
+    gs_lt_args_t args;
+} lt_case_t;
+
+static void layout(bag_t *b, int type, uint64_t rows, uint64_t cols)
+{
+    const uint32_t t = (uint32_t)type;
+    const int32_t order = CUBLASLT_ORDER_COL, batch = 1;
+    const int64_t ld = (int64_t)rows, zero = 0;
+    bag_put(b, CUBLASLT_MATRIX_LAYOUT_TYPE, &t, 4);
+    bag_put(b, CUBLASLT_MATRIX_LAYOUT_ORDER, &order, 4);
+    bag_put(b, CUBLASLT_MATRIX_LAYOUT_ROWS, &rows, 8);
+    bag_put(b, CUBLASLT_MATRIX_LAYOUT_COLS, &cols, 8);
+    bag_put(b, CUBLASLT_MATRIX_LAYOUT_LD, &ld, 8);
+    bag_put(b, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, 4);
+    bag_put(b, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &zero, 8);
+}
+
+static const float lt_one = 1.0f, lt_zero = 0.0f;
+
+static void lt_case(lt_case_t *t, int ab_a, int ab_b, int c, int d)
+{
+    memset(t, 0, sizeof *t);
+    const int32_t compute = CUBLAS_COMPUTE_32F, scale = CUDA_R_32F, zero = 0, op_t = CUBLAS_OP_T;
+    const uint32_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+    const void *null = NULL;
+    bag_put(&t->desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &compute, 4);
+    bag_put(&t->desc, CUBLASLT_MATMUL_DESC_SCALE_TYPE, &scale, 4);
+    bag_put(&t->desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, &zero, 4);
+    bag_put(&t->desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_t, 4);
+    bag_put(&t->desc, CUBLASLT_MATMUL_DESC_TRANSB, &zero, 4);
+    bag_put(&t->desc, CUBLASLT_MATMUL_DESC_TRANSC, &zero, 4);
+    bag_put(&t->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, 4);
+    const int ptrs[] = {CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                        CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER,
+                        CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, CUBLASLT_MATMUL_DESC_BIAS_POINTER};
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i)
+        bag_put(&t->desc, ptrs[i], &null, sizeof null);
+    const int modes[] = {CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
+                         CUBLASLT_MATMUL_DESC_C_SCALE_MODE, CUBLASLT_MATMUL_DESC_D_SCALE_MODE};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; ++i)
+        bag_put(&t->desc, modes[i], &zero, 4);
+    const int8_t fast = 0;
+    bag_put(&t->desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, 1);
+    layout(&t->la, ab_a, 768, 1024);
+    layout(&t->lb, ab_b, 768, 512);
+    layout(&t->lc, c, 1024, 512);
+    layout(&t->ld, d, 1024, 512);
+    gs_lt_args_t a = {.desc = (cublasLtMatmulDesc_t)&t->desc,
+                      .alpha = &lt_one,
+                      .A = (const void *)(uintptr_t)0x1000000,
+                      .Adesc = (cublasLtMatrixLayout_t)&t->la,
+                      .B = (const void *)(uintptr_t)0x2000000,
+                      .Bdesc = (cublasLtMatrixLayout_t)&t->lb,
+                      .beta = &lt_zero,
+                      .C = (const void *)(uintptr_t)0x3000000,
+                      .Cdesc = (cublasLtMatrixLayout_t)&t->lc,
+                      .D = (void *)(uintptr_t)0x3000000,
+                      .Ddesc = (cublasLtMatrixLayout_t)&t->ld};
+    t->args = a;
+}
+
+static void lt_set_ptr(lt_case_t *t, int attr, uintptr_t v)
+{
+    const void *p = (const void *)v;
+    bag_put(&t->desc, attr, &p, sizeof p);
+}
+
+static void lt_set_i32(lt_case_t *t, int attr, int32_t v)
+{
+    bag_put(&t->desc, attr, &v, 4);
+}
+
+static void lt_describe(const lt_case_t *t, gs_call_t *c)
+{
+    const gs_lt_getters_t g = {desc_get, layout_get};
+    gs_lt_describe(&g, &t->args, c);
+}
+
+/* torchao's tensorwise FP8 training GEMM, with TransformerEngine's FP8
+ * output extras: every reason, in order, and the contract in the call. */
+static void lt_fp8_reasons(void)
+{
+    lt_case_t t;
+    gs_call_t c;
+    lt_case(&t, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF);
+    lt_describe(&t, &c);
+    CHECK_STR_EQ(c.lt_unroutable, ""); /* the control: a plain bf16 call is routable */
+    CHECK_EQ_INT(c.lt_scales, 0);
+    CHECK_EQ_INT(c.lt_flags, 0);
+
+    lt_case(&t, CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_16BF);
+    lt_set_ptr(&t, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, 0x7100000);
+    lt_set_ptr(&t, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, 0x7200000);
+    lt_set_ptr(&t, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, 0x7300000);
+    lt_set_ptr(&t, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, 0x7400000);
+    const int8_t on = 1;
+    bag_put(&t.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &on, 1);
+    lt_describe(&t, &c);
+    CHECK_STR_EQ(c.lt_unroutable, "fp8 operands; scale modes A=SCALAR_32F B=SCALAR_32F; D scale "
+                                  "set; AMAX_D set; fast accumulation on");
+    CHECK_EQ_INT(c.lt_scales, GS_SCALE_SCALAR_32F << GS_LT_SCALE_A |
+                                  GS_SCALE_SCALAR_32F << GS_LT_SCALE_B |
+                                  GS_SCALE_SCALAR_32F << GS_LT_SCALE_D);
+    CHECK_EQ_INT(c.lt_flags, GS_LT_FAST_ACCUM | GS_LT_AMAX_D);
+    /* the rest of the call is read as for any other: a full class */
+    CHECK_EQ_INT(c.atype, CUDA_R_8F_E4M3);
+    CHECK_EQ_INT(c.ctype, CUDA_R_16BF);
+    CHECK(c.m == 1024 && c.n == 512 && c.k == 768 && c.lda == 768 && c.ldb == 768 && c.ldc == 1024);
+    CHECK_EQ_INT(c.compute_type, CUBLAS_COMPUTE_32F);
+
+    /* the backward GEMM: e5m2 x e4m3, rowwise, fast accumulation off */
+    lt_case(&t, CUDA_R_8F_E5M2, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_16BF);
+    lt_set_ptr(&t, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, 0x7100000);
+    lt_set_ptr(&t, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, 0x7200000);
+    lt_set_i32(&t, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F);
+    lt_set_i32(&t, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F);
+    lt_describe(&t, &c);
+    CHECK_STR_EQ(c.lt_unroutable,
+                 "fp8 operands; A and B types differ; scale modes A=OUTER_VEC_32F B=OUTER_VEC_32F");
+    CHECK_EQ_INT(c.lt_scales, GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_A |
+                                  GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_B);
+    CHECK_EQ_INT(c.lt_flags, 0);
+
+    /* DeepGEMM's scaling: 1x128 activations, 128x128 weights; an FP8 D
+     * from a bf16 C (C's type kept in the flags) */
+    lt_case(&t, CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_8F_E4M3);
+    lt_set_ptr(&t, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, 0x7100000);
+    lt_set_ptr(&t, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, 0x7200000);
+    lt_set_i32(&t, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F);
+    lt_set_i32(&t, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F);
+    /* a mode without its pointer scales nothing: not part of the contract */
+    lt_set_i32(&t, CUBLASLT_MATMUL_DESC_C_SCALE_MODE, CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F);
+    lt_describe(&t, &c);
+    CHECK_STR_EQ(c.lt_unroutable, "fp8 operands; C and D types differ; scale modes A=VEC128_32F "
+                                  "B=BLK128x128_32F; C == D with different layouts");
+    CHECK_EQ_INT(gs_lt_scale_of(c.lt_scales, GS_LT_SCALE_A), GS_SCALE_VEC128_32F);
+    CHECK_EQ_INT(gs_lt_scale_of(c.lt_scales, GS_LT_SCALE_B), GS_SCALE_BLK128x128_32F);
+    CHECK_EQ_INT(gs_lt_scale_of(c.lt_scales, GS_LT_SCALE_C), GS_SCALE_NONE);
+    CHECK_EQ_INT(c.lt_flags, GS_LT_C_TYPE_DIFFERS | GS_DT_BF16 << GS_LT_C_TYPE_SHIFT);
+
+    /* fast accumulation on 16-bit operands: cuBLASLt ignores it, and so
+     * does the class (such calls keep their class and stay routable) */
+    lt_case(&t, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF);
+    bag_put(&t.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &on, 1);
+    lt_describe(&t, &c);
+    CHECK_STR_EQ(c.lt_unroutable, "");
+    CHECK_EQ_INT(c.lt_flags, 0);
+    /* a scale on 16-bit operands: the old single reason, now named */
+    lt_set_ptr(&t, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, 0x7100000);
+    lt_describe(&t, &c);
+    CHECK_STR_EQ(c.lt_unroutable, "scale modes A=SCALAR_32F");
+
+    /* what stops the reading is said alone */
+    lt_case(&t, CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_16BF);
+    const int32_t row = CUBLASLT_ORDER_ROW;
+    bag_put(&t.ld, CUBLASLT_MATRIX_LAYOUT_ORDER, &row, 4);
+    lt_describe(&t, &c);
+    CHECK_STR_EQ(c.lt_unroutable, "non-column-major layout");
+    const gs_lt_getters_t none = {NULL, NULL};
+    gs_lt_describe(&none, &t.args, &c);
+    CHECK_STR_EQ(c.lt_unroutable, "cuBLASLt attribute getters missing");
+}
+
+/* Every reason at once: more than the buffer holds. The list stays within
+ * it, in the same order every time, and says that more were left out. */
+static void lt_reasons_bounded(void)
+{
+    lt_case_t t;
+    lt_case(&t, CUDA_R_8F_E5M2, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_8F_E4M3);
+    const int ptrs[] = {CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                        CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER,
+                        CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER,
+                        CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR};
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i)
+        lt_set_ptr(&t, ptrs[i], 0x7000000 + 0x100000 * i);
+    const int modes[] = {CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
+                         CUBLASLT_MATMUL_DESC_C_SCALE_MODE, CUBLASLT_MATMUL_DESC_D_SCALE_MODE};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; ++i)
+        lt_set_i32(&t, modes[i], CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F);
+    const int8_t on = 1;
+    bag_put(&t.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &on, 1);
+    lt_set_i32(&t, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_GELU);
+    lt_set_i32(&t, CUBLASLT_MATMUL_DESC_POINTER_MODE, CUBLASLT_POINTER_MODE_DEVICE_VECTOR);
+    lt_set_i32(&t, CUBLASLT_MATMUL_DESC_TRANSC, CUBLAS_OP_T);
+    lt_set_i32(&t, CUBLASLT_MATMUL_DESC_SCALE_TYPE, CUDA_R_16F);
+    t.args.C = (const void *)(uintptr_t)0x4000000;
+    gs_call_t c, again;
+    lt_describe(&t, &c);
+    lt_describe(&t, &again);
+    const size_t len = strlen(c.lt_unroutable);
+    CHECK(len < sizeof c.lt_unroutable);
+    CHECK(len > sizeof c.lt_unroutable / 2); /* full, not cut short */
+    CHECK_CONTAINS(c.lt_unroutable, "fp8 operands; A and B types differ; C and D types differ; "
+                                    "scale modes A=BLK128x128_32F B=BLK128x128_32F; "
+                                    "C scale set (BLK128x128_32F); D scale set (BLK128x128_32F); "
+                                    "D out scale set; AMAX_D set");
+    CHECK(len >= 5 && !strcmp(c.lt_unroutable + len - 5, "; ..."));
+    CHECK_STR_EQ(c.lt_unroutable, again.lt_unroutable);
+    /* the contract is whole, whatever the text had room for */
+    CHECK_EQ_INT(c.lt_flags & (GS_LT_FAST_ACCUM | GS_LT_AMAX_D), GS_LT_FAST_ACCUM | GS_LT_AMAX_D);
+    CHECK_EQ_INT(gs_lt_scale_of(c.lt_scales, GS_LT_SCALE_D), GS_SCALE_BLK128x128_32F);
+}
+
+/* The class: the contract lives in what were the upper halves of entry's
+ * and is_64's words, so a class without one has the bytes it had (tune
+ * caches and signature files keep their keys), and an FP8 call is a
+ * class of its own. */
+static void class_layout(void)
+{
+    gs_problem_t p;
+    memset(&p, 0, sizeof p);
+    p.entry = GS_EP_LT_MATMUL;
+    p.is_64 = 0;
+    p.a_type = p.b_type = GS_DT_BF16;
+    p.c_type = GS_DT_BF16;
+    p.m = 1024;
+    p.n = 512;
+    p.k = 768;
+    p.batch = 1;
+    gs_problem_classify(&p);
+    unsigned char b[8];
+    memcpy(b, &p.cls, sizeof b);
+    /* the old layout: int32 entry, int32 is_64 (little-endian) */
+    const unsigned char old[8] = {GS_EP_LT_MATMUL, 0, 0, 0, 0, 0, 0, 0};
+    CHECK(!memcmp(b, old, sizeof old));
+    int32_t a_type;
+    memcpy(&a_type, (const char *)&p.cls + 8, sizeof a_type);
+    CHECK_EQ_INT(a_type, GS_DT_BF16);
+    gs_problem_t w = p;
+    w.entry = GS_EP_GEMMEX;
+    w.is_64 = 1;
+    gs_problem_classify(&w);
+    const unsigned char wide[8] = {GS_EP_GEMMEX, 0, 0, 0, 1, 0, 0, 0};
+    memcpy(b, &w.cls, sizeof b);
+    CHECK(!memcmp(b, wide, sizeof wide));
+
+    gs_problem_t f = p;
+    f.a_type = f.b_type = GS_DT_E4M3;
+    gs_problem_classify(&f);
+    CHECK(memcmp(&f.cls, &p.cls, sizeof p.cls) != 0); /* FP8: its own class */
+    gs_problem_t s = f;
+    s.lt_scales = GS_SCALE_SCALAR_32F << GS_LT_SCALE_A | GS_SCALE_SCALAR_32F << GS_LT_SCALE_B;
+    s.lt_flags = GS_LT_FAST_ACCUM;
+    gs_problem_classify(&s);
+    CHECK_EQ_INT(s.cls.lt_scales, 0x11);
+    CHECK_EQ_INT(s.cls.lt_flags, GS_LT_FAST_ACCUM);
+    CHECK_EQ_INT(s.cls.entry, GS_EP_LT_MATMUL);
+    CHECK_EQ_INT(s.cls.is_64, 0);
+    memcpy(b, &s.cls, sizeof b);
+    const unsigned char contract[8] = {GS_EP_LT_MATMUL, 0, 0x11, 0, 0, 0, GS_LT_FAST_ACCUM, 0};
+    CHECK(!memcmp(b, contract, sizeof contract));
+    CHECK(gs_class_hash(&s.cls, 0) != gs_class_hash(&f.cls, 0));
+    gs_problem_t exact = s; /* fast accumulation off: another contract */
+    exact.lt_flags = 0;
+    gs_problem_classify(&exact);
+    CHECK(memcmp(&exact.cls, &s.cls, sizeof s.cls) != 0);
+    CHECK(gs_class_lt_scaled(&s.cls) && gs_class_lt_scaled(&exact.cls));
+    CHECK(!gs_class_lt_scaled(&f.cls) && !gs_class_lt_scaled(&p.cls));
+}
+
 int main(void)
 {
     math_mode_for_typed_routines();
     legacy_cuda_r_32f();
     compute_types();
     dtypes();
+    scale_modes();
     scalar_types();
     handle_state();
+    lt_fp8_reasons();
+    lt_reasons_bounded();
+    class_layout();
     return GS_TEST_DONE();
 }

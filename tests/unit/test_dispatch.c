@@ -789,6 +789,70 @@ static void pingpong_192_plain_only(void)
     CHECK(!strcmp(gs_pingpong_kernel_name(&p, &h, c192), "pingpong_192x128x64"));
 }
 
+/* FP8 is described, never routed: every family's can_implement refuses
+ * FP8 operands (each type, mixed, every output type), each against the
+ * positive control it takes; and a class carrying a cuBLASLt scaling
+ * contract is offered to no family (dispatch and the tuner's candidate
+ * test), whatever its types. */
+static void fp8_refused(void)
+{
+    gs_device_t h100 = device(9, 0, 132);
+    gs_config_t cfg = defaults();
+    cfg.routing.policy = GS_POLICY_ELIGIBLE;
+    gs_problem_t skinny_p = bf16_problem();
+    skinny_p.m = 4096;
+    skinny_p.n = 16;
+    skinny_p.k = skinny_p.lda = skinny_p.ldb = skinny_p.ldc = 4096;
+    gs_problem_t pingpong_p = bf16_problem(), sgemm_p = fp32_problem();
+    const gs_dtype_t fp8[] = {GS_DT_E4M3, GS_DT_E5M2};
+    const gs_dtype_t outs[] = {GS_DT_BF16, GS_DT_F16, GS_DT_F32, GS_DT_E4M3, GS_DT_E5M2};
+    int families = 0;
+    for (int i = 0; i < gs_candidate_count(); ++i) {
+        int config;
+        const gs_family_t *f = gs_candidate(i, &config);
+        if (!f)
+            continue;
+        gs_problem_t p = f == FAMILY_SKINNY     ? skinny_p
+                         : f == FAMILY_PINGPONG ? pingpong_p
+                                                : sgemm_p;
+        gs_problem_classify(&p);
+        if (!CHECK(f->can_implement(&p.cls, &h100, config))) /* positive control */
+            continue;
+        families += config == 0;
+        for (size_t a = 0; a < 2; ++a)
+            for (size_t b = 0; b < 2; ++b)
+                for (size_t o = 0; o < sizeof outs / sizeof outs[0]; ++o) {
+                    gs_problem_t q = p;
+                    q.a_type = fp8[a];
+                    q.b_type = fp8[b];
+                    q.c_type = outs[o];
+                    gs_problem_classify(&q);
+                    if (!CHECK(!f->can_implement(&q.cls, &h100, config)))
+                        fprintf(stderr, "    %s takes fp8 %d x %d -> %d\n", gs_candidate_name(i),
+                                (int)q.a_type, (int)q.b_type, (int)q.c_type);
+                }
+        /* the control with a scaling contract: not offered */
+        gs_problem_t s = p;
+        s.lt_flags = GS_LT_AMAX_D;
+        gs_problem_classify(&s);
+        CHECK(!gs_candidate_takes(&cfg.routing, i, f, config, &s.cls, &h100));
+        CHECK(gs_candidate_takes(&cfg.routing, i, f, config, &p.cls, &h100));
+    }
+    CHECK_EQ_INT(families, 3); /* skinny, pingpong, sgemm_simt */
+
+    /* through dispatch: forwarded, saying why */
+    gs_problem_t q = pingpong_p;
+    q.a_type = q.b_type = GS_DT_E4M3;
+    gs_decision_t dec = decide(&q, &h100, &cfg);
+    CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
+    q = pingpong_p;
+    CHECK(decide(&q, &h100, &cfg).route != GS_ROUTE_FORWARD); /* the control */
+    q.lt_scales = GS_SCALE_SCALAR_32F << GS_LT_SCALE_A;
+    dec = decide(&q, &h100, &cfg);
+    CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
+    CHECK_STR_EQ(dec.reason, "cuBLASLt scaling not routed");
+}
+
 int main(void)
 {
     forward_cases();
@@ -799,6 +863,7 @@ int main(void)
     table_routes_packed_operand();
     names();
     registry();
+    fp8_refused();
     table_policy_follows_table();
     shared_predicates();
     table_per_gpu(); /* these three last: they replace the built-in table */

@@ -350,6 +350,17 @@ static void refusals(void)
     CHECK_CONTAINS(gs_replay_args_of(&c, &a), "fp64");
     c = base, c.a_type = c.b_type = GS_DT_OTHER;
     CHECK_CONTAINS(gs_replay_args_of(&c, &a), "element type");
+    /* FP8, and any cuBLASLt scaling contract: the replay makes no scales */
+    c = base, c.entry = GS_EP_LT_MATMUL, c.a_type = c.b_type = GS_DT_E4M3;
+    CHECK_CONTAINS(gs_replay_args_of(&c, &a), "fp8");
+    c = base, c.entry = GS_EP_LT_MATMUL, c.a_type = GS_DT_E5M2, c.b_type = GS_DT_E4M3;
+    CHECK_CONTAINS(gs_replay_args_of(&c, &a), "fp8");
+    c = base, c.entry = GS_EP_LT_MATMUL;
+    CHECK(gs_replay_args_of(&c, &a) == NULL); /* the control: a plain bf16 cublasLtMatmul */
+    c.lt_flags = GS_LT_FAST_ACCUM;
+    CHECK_CONTAINS(gs_replay_args_of(&c, &a), "cuBLASLt scaling");
+    c = base, c.entry = GS_EP_LT_MATMUL, c.lt_scales = GS_SCALE_SCALAR_32F << GS_LT_SCALE_A;
+    CHECK_CONTAINS(gs_replay_args_of(&c, &a), "cuBLASLt scaling");
     c = base, c.compute = GS_CT_OTHER, c.scalar_type = GS_DT_OTHER;
     CHECK_CONTAINS(gs_replay_args_of(&c, &a), "compute type");
     c = base, c.b_type = GS_DT_F16;

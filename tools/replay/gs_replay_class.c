@@ -170,9 +170,12 @@ const char *gs_replay_args_of(const gs_class_t *c, gs_replay_args_t *a)
         return "an entry point this replay does not know";
     if (c->a_type == GS_DT_F64 || c->c_type == GS_DT_F64)
         return "fp64 (never routed)";
+    if (c->a_type == GS_DT_E4M3 || c->a_type == GS_DT_E5M2 || c->b_type == GS_DT_E4M3 ||
+        c->b_type == GS_DT_E5M2 || gs_class_lt_scaled(c))
+        return "fp8 or cuBLASLt scaling (never routed; the replay makes no scales)";
     if (cuda_type(c->a_type, &a->a_type) || cuda_type(c->b_type, &a->b_type) ||
         cuda_type(c->c_type, &a->c_type))
-        return "an element type the class does not name (fp8, int8, complex, ...)";
+        return "an element type the class does not name (int8, complex, ...)";
     if (c->scalar_type != GS_DT_F32 || compute_of(c->compute, &a->compute))
         return "a compute type the class does not name (16F, 64F, 32I, ...)";
     if (c->a_type != c->b_type)
