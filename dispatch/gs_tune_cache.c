@@ -238,40 +238,6 @@ int gs_tune_owner_alive(const gs_tune_owner_t *o, long long now)
 
 /* ---- lines ---- */
 
-void gs_class_hex(const gs_class_t *c, char out[GS_CLASS_HEX_LEN + 1])
-{
-    static const char digits[] = "0123456789abcdef";
-    const unsigned char *b = (const unsigned char *)c;
-    for (size_t i = 0; i < sizeof *c; ++i) {
-        out[2 * i] = digits[b[i] >> 4];
-        out[2 * i + 1] = digits[b[i] & 15];
-    }
-    out[GS_CLASS_HEX_LEN] = '\0';
-}
-
-static int nibble(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    return -1;
-}
-
-static int class_of_hex(const char *s, size_t len, gs_class_t *c)
-{
-    if (len != 2 * sizeof *c)
-        return -1;
-    unsigned char *b = (unsigned char *)c;
-    for (size_t i = 0; i < sizeof *c; ++i) {
-        const int hi = nibble(s[2 * i]), lo = nibble(s[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return -1;
-        b[i] = (unsigned char)(hi << 4 | lo);
-    }
-    return 0;
-}
-
 static int name_ok(const char *s, size_t len, size_t max)
 {
     if (!len || len >= max)
@@ -352,7 +318,7 @@ static int parse_sig(const fields_t *fs, int format, gs_class_t *c, gs_tuned_t *
     if (fs->n < want || (format != 1 && fs->n != want))
         return -1;
     memset(t, 0, sizeof *t);
-    if (class_of_hex(fs->f[1], fs->len[1], c) || !name_ok(fs->f[2], fs->len[2], sizeof t->family) ||
+    if (gs_class_of_hex(fs->f[1], fs->len[1], c) || !name_ok(fs->f[2], fs->len[2], sizeof t->family) ||
         !name_ok(fs->f[3], fs->len[3], sizeof t->config))
         return -1;
     memcpy(t->family, fs->f[2], fs->len[2]);
@@ -422,7 +388,7 @@ static int parse_line(const char *line, size_t len, int format)
     fields_t fs;
     gs_class_t c;
     split(line, len, &fs);
-    if (fs.n < 2 || class_of_hex(fs.f[1], fs.len[1], &c))
+    if (fs.n < 2 || gs_class_of_hex(fs.f[1], fs.len[1], &c))
         return -1;
     if (is_key(&fs, 0, "sig")) {
         gs_tuned_t t;

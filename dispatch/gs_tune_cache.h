@@ -24,6 +24,7 @@
 #ifndef GS_TUNE_CACHE_H
 #define GS_TUNE_CACHE_H
 
+#include "gs_class_hex.h" /* the class as the file keys it */
 #include "gs_problem.h"
 
 #include <stddef.h>
@@ -96,10 +97,6 @@ int gs_tuned_find(const gs_class_t *c, gs_tuned_t *out);
 int gs_tuned_put(const gs_class_t *c, const gs_tuned_t *t, const char *shape, char *msg,
                  size_t msg_size);
 
-/* A class as the file keys it: its bytes in lower-case hex, in memory
- * order (the signature file of `gemmshim record` uses the same encoding). */
-#define GS_CLASS_HEX_LEN (2 * sizeof(gs_class_t))
-void gs_class_hex(const gs_class_t *c, char out[GS_CLASS_HEX_LEN + 1]);
 
 /* Changes whenever a decision is added (decision caches key on it). */
 unsigned gs_tuned_generation(void);

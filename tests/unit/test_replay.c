@@ -5,6 +5,7 @@
  * and the summary. The calls are those the recording fake's programs make
  * (tests/fake/sample_calls.c, lt_calls.c) and their variations over every
  * field of the class. Pure host code: no GPU, no cuBLAS library. */
+#include "gs_class_hex.h"
 #include "gs_compat.h"
 #include "gs_replay_cache.h"
 #include "gs_replay_class.h"
@@ -250,7 +251,7 @@ static void every_call_round_trips(void)
         char hex[GS_CLASS_HEX_LEN + 1];
         gs_class_hex(&want, hex);
         gs_class_t back;
-        CHECK_EQ_INT(gs_replay_class_of_hex(hex, strlen(hex), &back), 0);
+        CHECK_EQ_INT(gs_class_of_hex(hex, strlen(hex), &back), 0);
         CHECK(!memcmp(&back, &want, sizeof want)); /* the decoder is the encoder's inverse */
         gs_replay_args_t a;
         const char *why = gs_replay_args_of(&back, &a);
@@ -390,9 +391,9 @@ static void refusals(void)
     /* a hex that is not a class */
     char hex[GS_CLASS_HEX_LEN + 1];
     gs_class_hex(&base, hex);
-    CHECK_EQ_INT(gs_replay_class_of_hex(hex, strlen(hex) - 2, &c), -1);
+    CHECK_EQ_INT(gs_class_of_hex(hex, strlen(hex) - 2, &c), -1);
     hex[7] = 'G';
-    CHECK_EQ_INT(gs_replay_class_of_hex(hex, strlen(hex), &c), -1);
+    CHECK_EQ_INT(gs_class_of_hex(hex, strlen(hex), &c), -1);
 }
 
 /* ---- the files ---- */

@@ -3,29 +3,6 @@
 
 #include <string.h>
 
-static int nibble(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    return -1;
-}
-
-int gs_replay_class_of_hex(const char *hex, size_t len, gs_class_t *c)
-{
-    if (len != 2 * sizeof *c)
-        return -1;
-    unsigned char *b = (unsigned char *)c;
-    for (size_t i = 0; i < sizeof *c; ++i) {
-        const int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return -1;
-        b[i] = (unsigned char)(hi << 4 | lo);
-    }
-    return 0;
-}
-
 /* The element types the shim routes or tunes, by cuBLAS's names. */
 static int cuda_type(int32_t t, cudaDataType *out)
 {

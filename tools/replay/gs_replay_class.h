@@ -41,9 +41,6 @@ typedef struct gs_replay_args {
     size_t bytes_a, bytes_b, bytes_c, bytes_bias;
 } gs_replay_args_t;
 
-/* The class a hex string encodes (gs_class_hex's encoding, the one the tune
- * cache and the signature file use): 0, or -1 when it is not one. */
-int gs_replay_class_of_hex(const char *hex, size_t len, gs_class_t *c);
 
 /* The arguments of a call of class c: NULL and *a filled, or why no call
  * can be rebuilt that has exactly this class (nothing is approximated). */

@@ -1,6 +1,7 @@
 /* Signature files read and merged; see gs_replay_sigs.h. */
 #define _GNU_SOURCE /* getline */
 #include "gs_replay_sigs.h"
+#include "gs_class_hex.h"
 #include "gs_replay_class.h"
 
 #include <errno.h>
@@ -63,7 +64,7 @@ static int sig_of(char **field, size_t n, gs_replay_sig_t *e)
     const char *tunable = value_of(field, 2, n, "tunable");
     const char *why = value_of(field, 2, n, "why");
     if (n < 3 || strlen(field[1]) != GS_REPLAY_HEX_LEN ||
-        gs_replay_class_of_hex(field[1], GS_REPLAY_HEX_LEN, &e->cls) || !tunable ||
+        gs_class_of_hex(field[1], GS_REPLAY_HEX_LEN, &e->cls) || !tunable ||
         (strcmp(tunable, "0") && strcmp(tunable, "1")) ||
         count_of(value_of(field, 2, n, "calls"), &e->calls) ||
         count_of(value_of(field, 2, n, "captured"), &e->captured) ||
