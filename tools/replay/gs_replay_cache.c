@@ -1,6 +1,7 @@
 /* The tune cache as the replay reads it; see gs_replay_cache.h. */
 #define _GNU_SOURCE /* getline */
 #include "gs_replay_cache.h"
+#include "gs_tune_cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,42 +60,18 @@ void gs_replay_facts_diff(const char *header, const char *validator, char *out, 
     }
 }
 
-/* The index in s of the signature of class hex, or -1. */
-static long find(const gs_replay_sigs_t *s, const char *hex)
+/* A decision against the prior it records (format 2): its own route, or
+ * cuBLAS where the prior forwards too. */
+static gs_replay_verdict_t verdict_of(const gs_tuned_t *t)
 {
-    for (size_t i = 0; i < s->n; ++i)
-        if (s->sig[i].tunable && !memcmp(s->sig[i].hex, hex, GS_REPLAY_HEX_LEN))
-            return (long)i;
-    return -1;
-}
-
-/* A decision line's verdict: its route (fields 2 and 3) against prior=. */
-static gs_replay_verdict_t verdict_of(char *line)
-{
-    char *field[16];
-    size_t n = 0;
-    for (char *p = line; p && n < 16; p = strchr(p, '\t'), p = p ? p + 1 : NULL)
-        field[n++] = p;
-    if (n < 4)
-        return GS_REPLAY_UNDECIDED;
-    char route[512];
-    snprintf(route, sizeof route, "%.*s/%.*s", (int)strcspn(field[2], "\t"), field[2],
-             (int)strcspn(field[3], "\t"), field[3]);
-    for (size_t i = 4; i < n; ++i) {
-        if (strncmp(field[i], "prior=", 6))
-            continue;
-        const char *prior = field[i] + 6;
-        const size_t pl = strcspn(prior, "\t");
-        if (pl == 1 && prior[0] == '?')
-            return GS_REPLAY_DECIDED;
-        /* the prior forwards ("cublas"), and so does the decision */
-        const int forwards = !strncmp(route, "cublas/", 7);
-        if ((pl == 6 && !strncmp(prior, "cublas", 6) && forwards) ||
-            (strlen(route) == pl && !strncmp(route, prior, pl)))
-            return GS_REPLAY_KEPT_PRIOR;
-        return GS_REPLAY_REPLACED;
-    }
-    return GS_REPLAY_DECIDED;
+    if (!strcmp(t->prior, GS_TUNED_PRIOR_UNKNOWN))
+        return GS_REPLAY_DECIDED;
+    char route[sizeof t->family + sizeof t->config + 1];
+    snprintf(route, sizeof route, "%s/%s", t->family, t->config);
+    const int forwards = !strcmp(t->family, GS_TUNED_CUBLAS);
+    if ((forwards && !strcmp(t->prior, GS_TUNED_CUBLAS)) || !strcmp(route, t->prior))
+        return GS_REPLAY_KEPT_PRIOR;
+    return GS_REPLAY_REPLACED;
 }
 
 int gs_replay_cache_verdicts(const char *path, const gs_replay_sigs_t *s,
@@ -102,24 +79,37 @@ int gs_replay_cache_verdicts(const char *path, const gs_replay_sigs_t *s,
 {
     for (size_t i = 0; i < s->n; ++i)
         out[i] = GS_REPLAY_UNDECIDED;
+    /* the shim's own reader (dispatch/gs_tune_cache.c), with the file's
+     * own validator: a later line wins, a torn one is skipped */
+    char validator[1024];
     FILE *f = fopen(path, "r");
-    if (!f)
+    if (!f || gs_replay_cache_validator(path, validator, sizeof validator)) {
+        if (f)
+            fclose(f);
         return -1;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    while ((len = getline(&line, &cap, f)) > 0) {
-        if (line[len - 1] != '\n') /* torn: the shim skips it too */
-            break;
-        line[len - 1] = '\0';
-        if (strncmp(line, "sig\t", 4) || (size_t)len < 6 + GS_REPLAY_HEX_LEN ||
-            line[4 + GS_REPLAY_HEX_LEN] != '\t')
-            continue;
-        const long i = find(s, line + 4);
-        if (i >= 0) /* a later line wins */
-            out[i] = verdict_of(line);
     }
-    free(line);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    char chunk[65536];
+    size_t got;
+    while (mem && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        fwrite(chunk, 1, got, mem);
     fclose(f);
+    if (!mem)
+        return -1;
+    fclose(mem);
+    gs_tuned_reset();
+    int fresh = 0;
+    size_t lines = 0, bad = 0;
+    const int rc = gs_tune_cache_load_buffer(text, len, validator, &fresh, &lines, &bad);
+    free(text);
+    if (rc)
+        return -1;
+    for (size_t i = 0; i < s->n; ++i) {
+        gs_tuned_t t;
+        if (s->sig[i].tunable && gs_tuned_find(&s->sig[i].cls, &t))
+            out[i] = verdict_of(&t);
+    }
     return 0;
 }
