@@ -48,17 +48,15 @@ gs_phases_done() {
 gs_configure() {
   local dir=$1
   shift
-  local launcher=()
+  # with ccache, paths under the source tree are hashed relative to the
+  # build directory: another clone or worktree's build of the same sources
+  # hits the cache; without, a directory configured with ccache before keeps
+  # no stale launcher
+  local lang launcher=() set="-U" via=""
   if [ "${GEMMSHIM_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
-    # paths under the source tree hashed relative to the build directory:
-    # another clone or worktree's build of the same sources hits the cache
-    local lang via="/usr/bin/env;CCACHE_BASEDIR=$PWD;$(command -v ccache)"
-    for lang in C CXX CUDA; do launcher+=("-DCMAKE_${lang}_COMPILER_LAUNCHER=$via"); done
-  else
-    # a build directory configured with ccache before keeps no stale launcher
-    local lang
-    for lang in C CXX CUDA; do launcher+=("-UCMAKE_${lang}_COMPILER_LAUNCHER"); done
+    set="-D" via="=/usr/bin/env;CCACHE_BASEDIR=$PWD;$(command -v ccache)"
   fi
+  for lang in C CXX CUDA; do launcher+=("${set}CMAKE_${lang}_COMPILER_LAUNCHER$via"); done
   mkdir -p "$dir"
   if ! cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@" >"$dir/configure.log" 2>&1; then
     tail -20 "$dir/configure.log" >&2
