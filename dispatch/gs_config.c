@@ -110,6 +110,8 @@ static void parse_tune(gs_config_t *c, gs_getenv_fn get)
                                              get("GEMMSHIM_TUNE_BUDGET_MS"), 0, 86400000, 120000);
     c->tune.share = (double)parse_number(c, "GEMMSHIM_TUNE_SHARE", get("GEMMSHIM_TUNE_SHARE"), 0,
                                          100000, 25) / 100.0;
+    c->tune.sustain_ms = (double)parse_number(c, "GEMMSHIM_TUNE_SUSTAIN_MS",
+                                              get("GEMMSHIM_TUNE_SUSTAIN_MS"), 0, 10000, 400);
     c->tune.scratch_cap = (size_t)parse_number(c, "GEMMSHIM_TUNE_SCRATCH_MB",
                                                get("GEMMSHIM_TUNE_SCRATCH_MB"), 1, 65536, 4096)
                           << 20;

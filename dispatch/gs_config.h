@@ -54,6 +54,8 @@ typedef struct gs_tune_config {
     double budget_ms;              /* GEMMSHIM_TUNE_BUDGET_MS: tuning GPU time per process */
     double share;                  /* GEMMSHIM_TUNE_SHARE / 100: a signature's pairs' GPU time
                                       against its own calls' in a process (0: no limit) */
+    double sustain_ms;             /* GEMMSHIM_TUNE_SUSTAIN_MS: a block of the sustained check
+                                      (dispatch/gs_tune_rule.h; 0: no check) */
     size_t scratch_cap;            /* GEMMSHIM_TUNE_SCRATCH_MB: scratch per signature, bytes */
 } gs_tune_config_t;
 

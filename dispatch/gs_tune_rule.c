@@ -117,6 +117,58 @@ void gs_tune_share_pair(gs_tune_share_t *sh, double whole_ms, double t_cublas_ms
     }
 }
 
+int gs_tune_share_allows_ms(const gs_tune_share_t *sh, double cost_ms, double share)
+{
+    if (share <= 0.0)
+        return 1;
+    return sh->n > 0 && sh->pairs_ms + cost_ms <= share * (double)sh->calls * sh->call_ms;
+}
+
+double gs_tune_intensity(const gs_class_t *c)
+{
+    const double ies = (double)gs_dtype_size((gs_dtype_t)c->a_type),
+                 oes = (double)gs_dtype_size((gs_dtype_t)c->c_type);
+    const double m = (double)c->m, n = (double)c->n, k = (double)c->k, b = (double)c->batch;
+    const double c_passes = c->beta_kind == GS_BETA_ZERO ? 1.0 : 2.0;
+    const double bytes = b * (ies * (m * k + k * n) + oes * m * n * c_passes);
+    return bytes > 0.0 ? 2.0 * m * n * k * b / bytes : 0.0;
+}
+
+gs_sustain_plan_t gs_tune_sustain_plan(double call_ms, double intensity, double block_ms)
+{
+    gs_sustain_plan_t p = {0, 0, GS_SUSTAIN_ROUNDS, 0.0};
+    if (!(block_ms > 0.0) || !(call_ms >= GS_SUSTAIN_MIN_MS) ||
+        !(intensity >= GS_SUSTAIN_MIN_INTENSITY))
+        return p;
+    const double n = ceil(block_ms / call_ms);
+    p.calls = n < GS_SUSTAIN_MIN_CALLS   ? GS_SUSTAIN_MIN_CALLS
+              : n > GS_SUSTAIN_MAX_CALLS ? GS_SUSTAIN_MAX_CALLS
+                                         : (int)n;
+    p.settle = (int)(GS_SUSTAIN_SETTLE * p.calls);
+    p.cost_ms = 2.0 * p.rounds * p.calls * call_ms;
+    return p;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double gs_tune_sustain_ratio(const double *prior_ms, const double *cand_ms, int rounds)
+{
+    double r[GS_SUSTAIN_ROUNDS * 4];
+    if (rounds < 1 || rounds > (int)(sizeof r / sizeof *r))
+        return 0.0;
+    for (int i = 0; i < rounds; ++i) {
+        if (!(prior_ms[i] > 0.0) || !(cand_ms[i] > 0.0))
+            return 0.0;
+        r[i] = prior_ms[i] / cand_ms[i];
+    }
+    qsort(r, (size_t)rounds, sizeof *r, cmp_double);
+    return rounds % 2 ? r[rounds / 2] : 0.5 * (r[rounds / 2 - 1] + r[rounds / 2]);
+}
+
 int gs_tune_share_allows(const gs_tune_share_t *sh, int in_flight, double share)
 {
     if (share <= 0.0)

@@ -29,6 +29,8 @@
 #ifndef GS_TUNE_RULE_H
 #define GS_TUNE_RULE_H
 
+#include "gs_problem.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -144,6 +146,58 @@ void gs_tune_share_pair(gs_tune_share_t *sh, double whole_ms, double t_cublas_ms
 /* 1 if another pair fits, `in_flight` pairs being on the GPU; share <= 0:
  * no limit. */
 int gs_tune_share_allows(const gs_tune_share_t *sh, int in_flight, double share);
+
+/* What a one-off cost (a sustained check, below) may take under the share:
+ * this process's pairs and that cost within `share` of the GPU time the
+ * signature's calls took here. share <= 0: always. */
+int gs_tune_share_allows_ms(const gs_tune_share_t *sh, double cost_ms, double share);
+
+/* ---- the sustained check ----
+ * A pair times one call of each side after a flush and a short spin: the
+ * GPU is below its power limit there and runs at its highest clock. A
+ * large compute-bound call that an application issues back to back runs at
+ * the clock the power limit allows, and a choice that is faster at the
+ * high clock while drawing more power loses there (bench/NOTES.md,
+ * "Sustained blocks"). So a challenger that wins its pairs on a
+ * compute-bound call (at least GS_SUSTAIN_MIN_INTENSITY flops per byte of
+ * its operands and output) of at least GS_SUSTAIN_MIN_MS is run once more
+ * against the prior in blocks of back-to-back calls, each block long enough
+ * for the clock to settle to that side's own draw, in rounds of
+ * alternating order; it replaces the prior only if it wins there too, by
+ * the rule's win_ratio. A memory-bound call is left to its pairs: back to
+ * back, a decode GEMM hides the ramp and tail that it shows between a
+ * model's other kernels, and blocks called skinny kernels' gains 0.99-1.01
+ * that the graph of a decode step measured at 1.05-1.09 (bench/NOTES.md). */
+#define GS_SUSTAIN_MIN_MS 0.02     /* shorter calls: the pairs stand (their runs, run_of) */
+#define GS_SUSTAIN_MIN_INTENSITY 128.0 /* flops per byte: below, memory-bound on a Hopper */
+#define GS_SUSTAIN_SETTLE 0.4      /* share of a block before its timed part: the clock settles */
+enum {
+    GS_SUSTAIN_ROUNDS = 3,         /* blocks of each side */
+    GS_SUSTAIN_MIN_CALLS = 16,     /* calls per block, at least ... */
+    GS_SUSTAIN_MAX_CALLS = 20000,  /* ... and at most (the host enqueues them) */
+};
+
+typedef struct gs_sustain_plan {
+    int calls;    /* calls per block */
+    int settle;   /* of them, untimed ahead of the timed part */
+    int rounds;   /* blocks per side; round r runs the prior first when r is even */
+    double cost_ms; /* the check's expected GPU time */
+} gs_sustain_plan_t;
+
+/* The plan for a call taking call_ms with `intensity` flops per byte and
+ * blocks of block_ms; calls == 0 when the check does not apply (block_ms
+ * <= 0, a call shorter than GS_SUSTAIN_MIN_MS or below
+ * GS_SUSTAIN_MIN_INTENSITY). */
+gs_sustain_plan_t gs_tune_sustain_plan(double call_ms, double intensity, double block_ms);
+
+/* A class's flops per byte moved: A and B read once, C written (and read
+ * too where beta may be nonzero). */
+double gs_tune_intensity(const gs_class_t *c);
+
+/* The challenger's speed ratio over the prior from each round's per-call
+ * times (ms): the median over rounds of prior / challenger (adjacent
+ * blocks share the clock's drift); 0 when a time is missing. */
+double gs_tune_sustain_ratio(const double *prior_ms, const double *cand_ms, int rounds);
 
 /* A pair's times (milliseconds) and its order; a non-positive time drops
  * the pair. */

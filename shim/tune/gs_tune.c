@@ -16,6 +16,7 @@
 #include "gs_state.h"
 #include "gs_tune_cache.h"
 #include "gs_tune_rule.h"
+#include "gs_tune_sustain.h"
 #include "gs_verify.h"
 #include "gs_workspace.h"
 
@@ -47,6 +48,7 @@ enum {
     CMP_SLOTS = 4096,    /* comparisons in flight, process-wide */
     SAVE_EVERY = 16,     /* pairs collected between two progress lines in the cache */
     NAME_MAX_BYTES = 232, /* a candidate's "family/configuration" */
+    SUSTAIN_TRIES = 3,   /* challengers given a sustained check, best first */
     /* a progress line's fields: each candidate's name and up to
      * GS_TUNE_PAIRS_MAX samples of at most 12 characters */
     PROGRESS_BYTES = GS_TUNE_CANDS_MAX * (NAME_MAX_BYTES + 16 + 12 * GS_TUNE_PAIRS_MAX) + 64,
@@ -94,6 +96,9 @@ typedef struct tsig {
     char name[GS_TUNE_CANDS_MAX][NAME_MAX_BYTES]; /* each candidate's family/config */
     double tol;          /* the comparison's tolerance for this signature */
     unsigned char warm[GS_TUNE_CANDS_MAX]; /* the candidate ran in this process */
+    unsigned char unsustained[GS_TUNE_CANDS_MAX]; /* won its pairs, lost the sustained check */
+    int awaiting_check;  /* decided by its pairs, the sustained check not yet afforded
+                            (GEMMSHIM_TUNE_SHARE): the prior serves it meanwhile */
     int needs_compare[GS_TUNE_CANDS_MAX];
     pending_t pend[PEND_MAX];
     int n_pend;
@@ -104,6 +109,7 @@ typedef struct tsig {
 } tsig_t;
 
 static void save_at_exit(void);
+static int scratch_ready(tsig_t *s, const gs_problem_t *p, const gs_device_t *d, cudaStream_t st);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void *sig_slots[SIGS_MAX * 2];
@@ -413,24 +419,35 @@ static void route_of(const tsig_t *s, int route, gs_tuned_t *t)
     t->pairs = s->rule.cand[route].n;
 }
 
-/* Decides by the rule (why == NULL) or keeps the prior (why says why),
- * and writes the decision to the cache. */
-static void decide(tsig_t *s, const char *why)
+/* The rule's verdict, the challengers that lost their sustained check
+ * left out. Under lock. */
+static gs_tune_verdict_t verdict_of(const tsig_t *s, const gs_tune_limits_t *lim)
 {
-    const gs_tune_limits_t lim = gs_tune_default_limits_for(gs_cfg()->tune.pairs);
-    const gs_tune_verdict_t keep = {s->rule.prior, 1, 0, 1.0, 1.0, 1.0, 1.0};
-    const gs_tune_verdict_t v = why ? keep : gs_tune_decide(&s->rule, &lim);
+    static gs_tune_sig_t rule; /* large: not on the stack */
+    rule = s->rule;
+    for (int i = 0; i < rule.n_cand; ++i)
+        if (s->unsustained[i] && rule.cand[i].state == GS_CAND_LIVE)
+            rule.cand[i].state = GS_CAND_SLOW;
+    return gs_tune_decide(&rule, lim);
+}
+
+/* Writes verdict v to the cache. why: the prior is kept and why; sustained:
+ * the challenger's ratio over the prior in the sustained check (0: none),
+ * which is then what the cache records as its gain over the prior. */
+static void decide_as(tsig_t *s, const gs_tune_verdict_t *v, const char *why, double sustained)
+{
     gs_tuned_t t;
     memset(&t, 0, sizeof t);
-    route_of(s, v.route, &t);
-    t.gain = v.gain;
-    t.lo95 = v.lo95;
+    route_of(s, v->route, &t);
+    t.gain = v->gain;
+    t.lo95 = v->lo95;
     t.cost_ms = s->rule.gpu_ms;
-    t.vs_prior = v.vs_prior;
+    t.vs_prior = sustained > 0.0 ? sustained : v->vs_prior;
     snprintf(t.prior, sizeof t.prior, "%s", s->prior);
     s->state = SIG_DECIDED;
+    s->awaiting_check = 0;
     ++n_decided;
-    n_won += !v.kept_prior;
+    n_won += !v->kept_prior;
     if (s->scratch) {
         cudaFreeAsync(s->scratch, s->owner);
         s->scratch = NULL;
@@ -441,15 +458,126 @@ static void decide(tsig_t *s, const char *why)
     int live = 0;
     for (int i = 0; i < s->rule.n_cand; ++i)
         live += s->rule.cand[i].state == GS_CAND_LIVE;
+    char held[64] = "";
+    if (sustained > 0.0)
+        snprintf(held, sizeof held, ", %.3fx the prior sustained", sustained);
     gs_log_line("tune: %s -> %s %s%s: %.3fx cuBLAS as called (lower 95%% bound %.3f, %d pairs), "
-                "%.3fx the prior %s (lower bound %.3f)%s; %d candidates (%d live), %d calls "
+                "%.3fx the prior %s (lower bound %.3f)%s%s; %d candidates (%d live), %d calls "
                 "carried %d pairs, %.2f ms GPU, tuned by pid %ld%s%s",
-                s->shape, t.family, t.config, v.kept_prior ? " (the prior kept)" : "", t.gain,
-                t.lo95, t.pairs, t.vs_prior, s->prior, v.vs_prior_lo95,
-                v.prior_unsafe ? ", the prior's result differed from cuBLAS's" : "",
+                s->shape, t.family, t.config, v->kept_prior ? " (the prior kept)" : "", t.gain,
+                t.lo95, t.pairs, v->vs_prior, s->prior, v->vs_prior_lo95, held,
+                v->prior_unsafe ? ", the prior's result differed from cuBLAS's" : "",
                 s->rule.n_cand, live, s->rule.calls, s->rule.pairs, s->rule.gpu_ms,
                 (long)getpid(), why ? "; " : "", why ? why : "");
     log_candidates(s);
+}
+
+/* The check's plan for this signature: calls == 0 where none applies. */
+static gs_sustain_plan_t sustain_plan_of(const tsig_t *s)
+{
+    return gs_tune_sustain_plan(s->share.call_ms, gs_tune_intensity(&s->key.cls),
+                                gs_cfg()->tune.sustain_ms);
+}
+
+/* Decides by the rule (why == NULL) or keeps the prior (why says why),
+ * and writes the decision to the cache. A challenger that would need a
+ * sustained check it has not had does not replace the prior here. */
+static void decide(tsig_t *s, const char *why)
+{
+    const gs_tune_limits_t lim = gs_tune_default_limits_for(gs_cfg()->tune.pairs);
+    const gs_tune_verdict_t keep = {s->rule.prior, 1, 0, 1.0, 1.0, 1.0, 1.0};
+    gs_tune_verdict_t v = why ? keep : verdict_of(s, &lim);
+    if (!why && !v.kept_prior && !v.prior_unsafe && sustain_plan_of(s).calls) {
+        v = keep;
+        why = "the tuning budget ran out before the winner's sustained check: the prior kept";
+    }
+    decide_as(s, &v, why, 0.0);
+}
+
+/* ---- the sustained check ---- */
+
+typedef struct sustain_ctx {
+    const tsig_t *s;
+    const gs_call_t *c;
+    const gs_problem_t *p;
+    const gs_device_t *d;
+    int side[2]; /* [0] the prior, [1] the challenger: a candidate or GS_TUNE_CUBLAS */
+} sustain_ctx_t;
+
+static int sustain_call(void *ctx, int challenger)
+{
+    const sustain_ctx_t *x = ctx;
+    const int who = x->side[challenger];
+    void *out = out_of(x->s, challenger ? 0 : 1, x->p->C);
+    if (who == GS_TUNE_CUBLAS)
+        return gs_cublas_as_called(x->c, out) != CUBLAS_STATUS_SUCCESS;
+    return run_candidate(x->s, &x->s->rule.cand[who], x->p, x->d, out);
+}
+
+/* Every live pair is in: decides, giving each challenger that won its
+ * pairs on a long call (best first, SUSTAIN_TRIES of them) the sustained
+ * check against the prior. Waits, the prior serving, where the share does
+ * not allow the check's cost yet. Under lock, on the owner's stream. */
+static void settle(tsig_t *s, const gs_call_t *c, const gs_problem_t *p, const gs_device_t *d,
+                   const gs_tune_limits_t *lim)
+{
+    const gs_config_t *cfg = gs_cfg();
+    const gs_sustain_plan_t plan = sustain_plan_of(s);
+    for (int tries = 0;; ++tries) {
+        gs_tune_verdict_t v = verdict_of(s, lim);
+        if (v.kept_prior || v.prior_unsafe || !plan.calls) {
+            decide_as(s, &v, tries ? "no challenger held its gain sustained" : NULL, 0.0);
+            return;
+        }
+        if (tries == SUSTAIN_TRIES || spent_ms + plan.cost_ms > cfg->tune.budget_ms) {
+            const gs_tune_verdict_t keep = {s->rule.prior, 1, 0, 1.0, 1.0, 1.0, 1.0};
+            decide_as(s, &keep,
+                      tries == SUSTAIN_TRIES ? "no challenger held its gain sustained"
+                                             : "no tuning budget left for the sustained check",
+                      0.0);
+            return;
+        }
+        if (!gs_tune_share_allows_ms(&s->share, plan.cost_ms, cfg->tune.share) ||
+            scratch_ready(s, p, d, (cudaStream_t)p->stream)) {
+            if (s->state == SIG_TUNING && !s->awaiting_check)
+                gs_log_line("tune: %s: %s won its pairs; its sustained check (%.0f ms of GPU "
+                            "time) waits for GEMMSHIM_TUNE_SHARE, the prior serving",
+                            s->shape, v.route == GS_TUNE_CUBLAS ? "cublas" : s->name[v.route],
+                            plan.cost_ms);
+            s->awaiting_check = s->state == SIG_TUNING;
+            return;
+        }
+        s->awaiting_check = 0;
+        const int prior = s->rule.prior >= 0 && !v.prior_unsafe ? s->rule.prior : GS_TUNE_CUBLAS;
+        sustain_ctx_t x = {s, c, p, d, {prior, v.route}};
+        double prior_ms[GS_SUSTAIN_ROUNDS] = {0}, cand_ms[GS_SUSTAIN_ROUNDS] = {0};
+        char why[128] = "";
+        const int rc = gs_tune_sustain_time(s->owner, &plan, sustain_call, &x, prior_ms, cand_ms,
+                                            why, sizeof why);
+        double total = 0.0;
+        for (int r = 0; r < plan.rounds; ++r)
+            total += (prior_ms[r] + cand_ms[r]) * plan.calls;
+        spent_ms += rc ? plan.cost_ms : total;
+        s->rule.gpu_ms += rc ? plan.cost_ms : total;
+        const double ratio = rc ? 0.0 : gs_tune_sustain_ratio(prior_ms, cand_ms, plan.rounds);
+        const char *name = v.route == GS_TUNE_CUBLAS ? "cublas" : s->name[v.route];
+        gs_log_line("tune: %s: sustained check of %s (%.3fx the prior in its pairs): %.3fx the "
+                    "prior in %d rounds of %d-call blocks (per call %.4f / %.4f / %.4f ms "
+                    "against %.4f / %.4f / %.4f)%s%s",
+                    s->shape, name, v.vs_prior, ratio, plan.rounds, plan.calls, cand_ms[0],
+                    cand_ms[1], cand_ms[2], prior_ms[0], prior_ms[1], prior_ms[2],
+                    rc ? "; failed: " : "", rc ? why : "");
+        if (!rc && ratio >= lim->win_ratio) {
+            decide_as(s, &v, NULL, ratio);
+            return;
+        }
+        if (v.route == GS_TUNE_CUBLAS) { /* the rule has no state for cuBLAS to drop */
+            const gs_tune_verdict_t keep = {s->rule.prior, 1, 0, 1.0, 1.0, 1.0, 1.0};
+            decide_as(s, &keep, "cublas did not hold its gain sustained", 0.0);
+            return;
+        }
+        s->unsustained[v.route] = 1;
+    }
 }
 
 /* This process's progress on the signature, into the cache, so another
@@ -711,16 +839,18 @@ static void tune_step(tsig_t *s, const gs_call_t *c, const gs_problem_t *p, cons
 {
     const gs_config_t *cfg = gs_cfg();
     collect(s, lim);
-    if (spent_ms >= cfg->tune.budget_ms && !s->n_pend) {
+    gs_tune_share_call(&s->share);
+    if (s->awaiting_check) {
+        settle(s, c, p, d, lim);
+    } else if (spent_ms >= cfg->tune.budget_ms && !s->n_pend) {
         if (!said_budget++)
             gs_msg("tune: GEMMSHIM_TUNE_BUDGET_MS (%.0f ms) spent; signatures still tuning are "
                    "decided on what they have", cfg->tune.budget_ms);
         decide(s, NULL);
     } else if (gs_tune_done(&s->rule, lim)) {
-        decide(s, NULL);
+        settle(s, c, p, d, lim);
     } else if (spent_ms < cfg->tune.budget_ms && !scratch_ready(s, p, d, (cudaStream_t)p->stream)) {
         int carried = 0;
-        gs_tune_share_call(&s->share);
         for (int i = 0; i < PAIRS_PER_CALL; ++i) {
             if (!gs_tune_share_allows(&s->share, s->n_pend, cfg->tune.share))
                 break;
@@ -772,8 +902,12 @@ gs_tune_turn_t gs_tune_call(const gs_call_t *c, const gs_problem_t *p, const gs_
     tune_step(s, c, p, d, &lim);
     gs_capture_restore(mode);
     busy = 0;
+    /* decided by its pairs, waiting for its sustained check: the prior
+     * serves it, as while another process tunes it */
+    const gs_tune_turn_t turn = s->state == SIG_TUNING && s->awaiting_check ? GS_TUNE_ELSEWHERE
+                                                                           : GS_TUNE_TIMING;
     pthread_mutex_unlock(&lock);
-    return GS_TUNE_TIMING;
+    return turn;
 }
 
 /* At exit: the pairs still on the GPU are waited for (EXIT_WAIT_NS in all)

@@ -445,6 +445,18 @@ PY
     no_fallback
     decided=$(grep -c 'tune: .* -> ' "$log")
     [ "$decided" -ge 6 ] || { echo "FAIL: $decided decisions logged, 6 expected"; exit 1; }
+    # the sustained check (GEMMSHIM_TUNE_SUSTAIN_MS): a challenger that won
+    # its pairs on a long call replaces the prior only where it also wins
+    # in blocks of back-to-back calls, by the rule's 1.01
+    checks=$(grep -c 'tune: .*: sustained check of ' "$log")
+    echo "tune: $checks sustained checks"
+    bad=$(grep 'tune: .* -> ' "$log" | grep -v '(the prior kept)' | grep -oE '[0-9.]+x the prior sustained' |
+          awk '$1 + 0 < 1.01' | head -3)
+    [ -z "$bad" ] || { echo "FAIL: a decision kept below its sustained bar: $bad"; exit 1; }
+    held=$(grep -c 'x the prior sustained' "$log")
+    lost=$(grep -c 'held its gain sustained' "$log")
+    [ "$checks" -ge $((held + lost > 0 ? 1 : 0)) ] ||
+      { echo "FAIL: sustained verdicts without a check"; exit 1; }
     for r in 1 2; do
       rm -f "$log"
       out=$(GEMMSHIM_TUNE=cache GEMMSHIM_TUNE_CACHE=$cache run "$bin/test_tune" cache 2>&1); rc=$?

@@ -163,6 +163,17 @@ static void good_values(void)
         CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TUNE_SHARE", bad_share[i], NULL), -1);
         CHECK_CONTAINS(c.error_msg, "GEMMSHIM_TUNE_SHARE");
     }
+    /* GEMMSHIM_TUNE_SUSTAIN_MS: the sustained check's block, 400 ms by
+     * default, 0 turns the check off */
+    CHECK_EQ_INT(parse_env(&c, NULL), 0);
+    CHECK(c.tune.sustain_ms == 400.0);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TUNE_SUSTAIN_MS", "0", NULL), 0);
+    CHECK(c.tune.sustain_ms == 0.0);
+    const char *bad_sustain[] = {"-5", "10001", "1.5", "ms"};
+    for (size_t i = 0; i < sizeof bad_sustain / sizeof bad_sustain[0]; ++i) {
+        CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_TUNE_SUSTAIN_MS", bad_sustain[i], NULL), -1);
+        CHECK_CONTAINS(c.error_msg, "GEMMSHIM_TUNE_SUSTAIN_MS");
+    }
     /* GEMMSHIM_DLSYM: opt-in interception of dlsym look-ups */
     CHECK_EQ_INT(parse_env(&c, NULL), 0);
     CHECK_EQ_INT(c.intercept_dlsym, 0);

@@ -1183,6 +1183,72 @@ static void test_cache_numeric_locale(void)
     unlink(path);
 }
 
+/* The sustained check: only calls long enough to load the GPU, blocks of
+ * about the asked length within the call bounds, a settle part untimed,
+ * and the verdict a median over rounds so one drifting round cannot carry
+ * it. */
+static void test_sustain(void)
+{
+    /* off, or a call too short for it */
+    CHECK_EQ_INT(gs_tune_sustain_plan(1.0, 500.0, 0.0).calls, 0);
+    CHECK_EQ_INT(gs_tune_sustain_plan(GS_SUSTAIN_MIN_MS / 2, 500.0, 400.0).calls, 0);
+    CHECK_EQ_INT(gs_tune_sustain_plan(NAN, 500.0, 400.0).calls, 0);
+    /* 0.1 ms calls, 400 ms blocks: 4000 calls, 1600 of them settling, three
+     * rounds of two blocks */
+    gs_sustain_plan_t p = gs_tune_sustain_plan(0.1, 500.0, 400.0);
+    CHECK_EQ_INT(p.calls, 4000);
+    CHECK_EQ_INT(p.settle, 1600);
+    CHECK_EQ_INT(p.rounds, GS_SUSTAIN_ROUNDS);
+    CHECK(fabs(p.cost_ms - 2 * GS_SUSTAIN_ROUNDS * 400.0) < 1e-6);
+    /* a 100 ms call: the minimum block */
+    CHECK_EQ_INT(gs_tune_sustain_plan(100.0, 500.0, 400.0).calls, GS_SUSTAIN_MIN_CALLS);
+    /* a call just over the minimum: the maximum */
+    CHECK_EQ_INT(gs_tune_sustain_plan(GS_SUSTAIN_MIN_MS, 500.0, 1e4).calls, GS_SUSTAIN_MAX_CALLS);
+
+    /* a memory-bound call: left to its pairs */
+    CHECK_EQ_INT(gs_tune_sustain_plan(0.1, GS_SUSTAIN_MIN_INTENSITY - 1, 400.0).calls, 0);
+    CHECK(gs_tune_sustain_plan(0.1, GS_SUSTAIN_MIN_INTENSITY, 400.0).calls > 0);
+    /* intensity: a decode GEMM (n = 16) is memory-bound, a square one is not;
+     * a C that is read counts twice */
+    gs_class_t k;
+    memset(&k, 0, sizeof k);
+    k.a_type = k.c_type = GS_DT_BF16;
+    k.m = 14336, k.n = 16, k.k = 4096, k.batch = 1, k.beta_kind = GS_BETA_ZERO;
+    CHECK(gs_tune_intensity(&k) < 16.0);
+    k.m = k.n = k.k = 4096;
+    CHECK(fabs(gs_tune_intensity(&k) - 2.0 * 4096 / 6.0) < 1e-9);
+    k.beta_kind = GS_BETA_ONE;
+    CHECK(fabs(gs_tune_intensity(&k) - 2.0 * 4096 / 8.0) < 1e-9);
+    k.batch = 0;
+    CHECK(gs_tune_intensity(&k) == 0.0);
+
+    /* the median of prior / challenger over rounds */
+    const double prior[3] = {1.00, 1.00, 1.00}, fast[3] = {0.95, 0.99, 0.90};
+    CHECK(fabs(gs_tune_sustain_ratio(prior, fast, 3) - 1.0 / 0.95) < 1e-12);
+    /* one round far off does not decide it */
+    const double one_off[3] = {1.02, 0.80, 1.01};
+    CHECK(gs_tune_sustain_ratio(prior, one_off, 3) < 1.0);
+    /* a missing time: no verdict */
+    const double missing[3] = {0.9, 0.0, 0.9};
+    CHECK(gs_tune_sustain_ratio(prior, missing, 3) == 0.0);
+    CHECK(gs_tune_sustain_ratio(prior, fast, 0) == 0.0);
+    /* even rounds: the mean of the middle two */
+    const double p4[4] = {1, 1, 1, 1}, c4[4] = {0.5, 1.0, 0.8, 2.0};
+    CHECK(fabs(gs_tune_sustain_ratio(p4, c4, 4) - 0.5 * (1.0 + 1.25)) < 1e-12);
+
+    /* its cost under the share: nothing before a time is known, then
+     * what the calls have earned */
+    gs_tune_share_t sh = {0};
+    CHECK(gs_tune_share_allows_ms(&sh, 1e9, 0.0));
+    CHECK(!gs_tune_share_allows_ms(&sh, 1.0, 0.25));
+    gs_tune_share_call(&sh);
+    gs_tune_share_pair(&sh, 2.0, 1.0);
+    for (int i = 1; i < 100; ++i)
+        gs_tune_share_call(&sh);
+    CHECK(gs_tune_share_allows_ms(&sh, 23.0, 0.25));  /* 2 + 23 <= 25 */
+    CHECK(!gs_tune_share_allows_ms(&sh, 23.5, 0.25));
+}
+
 /* GEMMSHIM_TUNE_SHARE: a signature's pairs take at most `share` of the GPU
  * time its own calls take in a process, whatever the pairs cost, so a
  * tuning run keeps 1 / (1 + share) of plain; the calls needed in all do not
@@ -1238,6 +1304,7 @@ int main(void)
     test_prior_rule();
     test_budget_pending();
     test_share();
+    test_sustain();
     test_progress_resume();
     test_claims();
     test_format1_and_compaction();
