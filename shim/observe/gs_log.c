@@ -27,6 +27,7 @@ typedef struct sig {
     int err_known;
     char kernel[64];
     char shape[160];
+    gs_class_t cls;    /* its call class, as the tune cache keys it (ab report) */
 } sig_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -338,6 +339,7 @@ gs_sig_t *gs_log_ab_turn(const gs_problem_t *p, const gs_decision_t *dec, const 
                      gs_dtype_name(p->c_type), (long long)p->m, (long long)p->n, (long long)p->k,
                      (long long)p->batch);
             snprintf(sg->kernel, sizeof sg->kernel, "%s", kernel);
+            sg->cls = p->cls;
         }
         *turn = sg->ab_turns++;
     }
@@ -385,6 +387,7 @@ size_t gs_log_ab_rows(gs_ab_row_t **rows)
         gs_ab_row_t *r = &out[n++];
         snprintf(r->signature, sizeof r->signature, "%s", sg->shape);
         snprintf(r->route, sizeof r->route, "%s", sg->kernel);
+        gs_class_hex(&sg->cls, r->cls);
         r->calls = sg->ab_turns;
         r->ours_us = sg->ours_n ? 1e3 * sg->ours_ms / sg->ours_n : NAN;
         r->cublas_us = sg->cublas_n ? 1e3 * sg->cublas_ms / sg->cublas_n : NAN;

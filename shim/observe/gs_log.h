@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gs_class_hex.h"
 #include "gs_config.h"
 #include "gs_dispatch.h"
 #include "gs_problem.h"
@@ -63,6 +64,7 @@ void gs_log_ab_report(const char *prefix);
  * NaN where unmeasured (speedup = cublas_us / ours_us). */
 typedef struct gs_ab_row {
     char signature[160];
+    char cls[GS_CLASS_HEX_LEN + 1]; /* its class as the tune cache keys it */
     char route[64];
     uint64_t calls;
     double ours_us, cublas_us, speedup, max_err;

@@ -143,6 +143,8 @@ static void write_json(FILE *f, const gs_ab_row_t *rows, size_t n)
         fputs(i ? ",\n  {" : "\n  {", f);
         fputs("\"signature\": ", f);
         json_str(f, r->signature);
+        fputs(", \"class\": ", f);
+        json_str(f, r->cls);
         fprintf(f, ", \"calls\": %llu", (unsigned long long)r->calls);
         fputs(", \"ours_us\": ", f);
         json_num(f, "%.3f", r->ours_us);

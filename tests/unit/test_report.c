@@ -57,6 +57,10 @@ static gs_ab_row_t row(const char *sig, unsigned long long calls, double ours, d
     memset(&r, 0, sizeof r);
     snprintf(r.signature, sizeof r.signature, "%s", sig);
     snprintf(r.route, sizeof r.route, "sgemm_simt_64x64x8");
+    gs_class_t c;
+    memset(&c, 0, sizeof c);
+    c.m = (int64_t)calls; /* a class of its own per row */
+    gs_class_hex(&c, r.cls);
     r.calls = calls;
     r.ours_us = ours;
     r.cublas_us = cublas;
@@ -112,6 +116,15 @@ static void two_processes(void)
     /* each signature's share of the GEMM time with cuBLAS (10 x 10 us and
      * 4 x 5 us), and the run's effect over the calls both sides timed */
     CHECK_CONTAINS(json, "\"speedup\": 0.8000, \"time_share\": 0.8333, ");
+    /* each row names its class as the tune cache keys it (gemmshim validate) */
+    char hex[GS_CLASS_HEX_LEN + 1];
+    gs_class_t c10;
+    memset(&c10, 0, sizeof c10);
+    c10.m = 10;
+    gs_class_hex(&c10, hex);
+    char want_class[GS_CLASS_HEX_LEN + 64];
+    snprintf(want_class, sizeof want_class, "\"class\": \"%s\", \"calls\": 10,", hex);
+    CHECK_CONTAINS(json, want_class);
     CHECK_CONTAINS(json, "\"calls\": 4, \"ours_us\": null, \"cublas_us\": 5.000, "
                          "\"speedup\": null, \"time_share\": 0.1667, \"max_err\": null");
     CHECK_CONTAINS(json, "\n], \"gemm_time\": {\"ours_us\": 125.000, \"cublas_us\": 100.000, "
