@@ -291,8 +291,17 @@ static void settle(phase_t *ph, size_t i)
     const unsigned long long eager = e->calls > e->captured ? e->calls - e->captured : 0;
     const gs_seq_class_t c = {e->timed ? e->ms / (double)e->timed * (double)eager : 0.0,
                               ph->dec[i].vs_prior, t->ctx, t->n};
-    if (!t->n)
-        return; /* measured nowhere (its sequences failed): it stays as decided */
+    /* settled on every context or not at all: one measured in some of its
+     * sequences only (the time ran out, a sequence failed) stays as decided */
+    size_t contexts = 0;
+    for (size_t k = 0; k < ph->plan.n; ++k)
+        contexts += !ph->plan.s[k].skip && gs_seq_plan_has(&ph->plan.s[k], i);
+    if (!t->n || t->n < contexts) {
+        if (t->n)
+            fprintf(stderr, "%s: %s: measured in %zu of its %zu sequences: not settled, it "
+                            "stays as decided\n", ph->o->who, e->shape, t->n, contexts);
+        return;
+    }
     const gs_seq_verdict_t v = gs_seq_settle(&c);
     fprintf(stderr,
             "%s: %s: tuned %s/%s, %.3fx the prior %s per call: %.3fx in %zu sequence%s, "
