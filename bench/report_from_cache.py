@@ -11,7 +11,10 @@ the recorded GEMM time, the cache's decision, its gain over cuBLAS as called
 (the cache's gain=) and over the prior where the cache records one (prior=,
 vs_prior=),
 then the gain to expect for the application's GEMM time, each signature
-weighted by its share. Without SIGS, the cache's decisions alone.
+weighted by its share. Without SIGS, the cache's decisions alone. Then the
+decisions settled in the CUDA graphs of their recorded sequences (`gemmshim
+tune --from`'s sequence phase: seq=, was=): the per-call choice's speed
+there, and whether it stayed or the prior replaced it.
 
 Exit status 0; 2 with one "gemmshim: report: ..." line on stderr when a
 file cannot be read or is not what it should be. Python 3 standard library
@@ -78,6 +81,25 @@ def gain_over_prior(d):
         return None
 
 
+def print_settled(decisions, out):
+    """The decisions settled in their recorded sequences: seq= is the
+    per-call choice's speed in the CUDA graphs it appears in (weighted by
+    replays; below 1: it lost there), was= that choice where the prior
+    replaced it."""
+    settled = [(h, d) for h, d in decisions.items() if number(d["kv"], "seq") is not None]
+    if not settled:
+        return
+    back = sum(1 for _, d in settled if d["kv"].get("was"))
+    print(f"settled in the CUDA graphs of their recorded sequences: {len(settled)} "
+          f"({len(settled) - back} keep their tuned route, {back} went back to the prior)", file=out)
+    print(f"  {'in graphs':>9}  {'now':<44} {'per-call choice':<44}  signature", file=out)
+    for hexstr, d in sorted(settled, key=lambda kv: number(kv[1]["kv"], "seq")):
+        was = d["kv"].get("was", "")
+        now = ("the prior: " if was else "kept: ") + route_of(d)
+        print(f"  {fmt_x(number(d['kv'], 'seq')):>9}  {now:<44} {(was.replace('/', ' ', 1) or '-'):<44}  "
+              f"{d['shape'] or shape_of(decode_class(hexstr))}", file=out)
+
+
 def facts_of_validator(validator):
     return dict(p.split("=", 1) for p in validator.split() if "=" in p)
 
@@ -114,6 +136,7 @@ def report(cache_path, sig_paths, out=sys.stdout):
             print(f"  {route_of(d):<44} {fmt_x(d['gain']):>9} {d['lo95'] or 0:6.3f} "
                   f"{fmt_x(gain_over_prior(d)):>9} {d['pairs']:>6}  "
                   f"{d['shape'] or shape_of(decode_class(hexstr))}", file=out)
+        print_settled(decisions, out)
         return 0
     rec = read_sigs(sig_paths)
     sigs = list(rec["sigs"].values())
@@ -170,6 +193,7 @@ def report(cache_path, sig_paths, out=sys.stdout):
     basis = "recorded GPU time" if by_time else "FLOPs (no GPU time was recorded)"
     if total <= 0:
         print("expected: nothing to weigh (no call with GPU time or FLOPs)", file=out)
+        print_settled(decisions, out)
         return 0
     undecided = sum(r["weight"] for r in rows if r["decision"] is None) / total
     g, _ = expected(rows, "gain")
@@ -182,6 +206,7 @@ def report(cache_path, sig_paths, out=sys.stdout):
     if unweighted:
         print(f"note: {len(unweighted)} signatures ({sum(r['sig']['calls'] for r in unweighted)} calls) "
               "have no GPU time (captured only, or not timed): not weighted", file=out)
+    print_settled(decisions, out)
     return 0
 
 

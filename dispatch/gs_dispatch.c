@@ -7,6 +7,7 @@
 #include "gs_dispatch.h"
 #include "gs_registry.h"
 #include "gs_tune_cache.h"
+#include "gs_tune_hold.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -108,6 +109,14 @@ static int tuned_decision(const gs_problem_t *p, const gs_device_t *d, const gs_
     return 1;
 }
 
+/* The prior of a signature held at it (dispatch/gs_tune_hold.h), saying so. */
+static gs_decision_t held(const gs_decision_t *prior)
+{
+    gs_decision_t dec = *prior;
+    snprintf(dec.reason, sizeof dec.reason, "held at its prior: %.92s", prior->reason);
+    return dec;
+}
+
 gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_routing_t *c)
 {
     if (c->mode == GS_MODE_OFF)
@@ -115,6 +124,8 @@ gs_decision_t gs_dispatch(const gs_problem_t *p, const gs_device_t *d, const gs_
     const gs_decision_t prior = gs_dispatch_prior(p, d, c);
     if (c->tune == GS_TUNE_OFF || !d->present)
         return prior;
+    if (gs_tune_held(&p->cls)) /* gemmshim_hold_prior: as untuned, and not tuned */
+        return held(&prior);
     gs_decision_t dec;
     const int tuned = tuned_decision(p, d, c, &prior, &dec);
     if (tuned > 0)

@@ -310,12 +310,23 @@ static int is_key(const fields_t *fs, size_t i, const char *key)
     return i < fs->n && fs->len[i] == strlen(key) && !strncmp(fs->f[i], key, fs->len[i]);
 }
 
+/* A format 2 line's optional fields after vs_prior=: seq=, then was=
+ * (a decision settled in its recorded sequences). 0, or -1. */
+static int parse_seq_fields(const fields_t *fs, gs_tuned_t *t)
+{
+    if (fs->n == 10)
+        return 0;
+    if (number_field(fs->f[10], fs->len[10], "seq", &t->seq_gain) || !(t->seq_gain > 0.0))
+        return -1;
+    return fs->n == 11 ? 0 : text_field(fs->f[11], fs->len[11], "was", t->was, sizeof t->was);
+}
+
 /* A "sig" line's fields: 0 and the decision, or -1. Format 1 has no
- * prior= or vs_prior=. */
+ * prior= or vs_prior=; format 2 may end with seq= and was=. */
 static int parse_sig(const fields_t *fs, int format, gs_class_t *c, gs_tuned_t *t)
 {
     const size_t want = format == 1 ? 8 : 10;
-    if (fs->n < want || (format != 1 && fs->n != want))
+    if (fs->n < want || (format != 1 && fs->n > want + 2))
         return -1;
     memset(t, 0, sizeof *t);
     if (gs_class_of_hex(fs->f[1], fs->len[1], c) || !name_ok(fs->f[2], fs->len[2], sizeof t->family) ||
@@ -336,7 +347,8 @@ static int parse_sig(const fields_t *fs, int format, gs_class_t *c, gs_tuned_t *
         return 0;
     }
     return text_field(fs->f[8], fs->len[8], "prior", t->prior, sizeof t->prior) ||
-                   number_field(fs->f[9], fs->len[9], "vs_prior", &t->vs_prior)
+                   number_field(fs->f[9], fs->len[9], "vs_prior", &t->vs_prior) ||
+                   parse_seq_fields(fs, t)
                ? -1
                : 0;
 }
@@ -425,11 +437,16 @@ static int format_entry(const gs_class_t *c, const gs_tuned_t *t, const char *sh
     gs_class_hex(c, hex);
     /* numbers in the C locale, as every process reads them */
     const locale_t cl = gs_c_locale(), old = cl != (locale_t)0 ? uselocale(cl) : (locale_t)0;
+    /* settled in sequences: seq=, and was= where the per-call choice lost */
+    char seq[sizeof t->was + 32] = "";
+    if (t->seq_gain > 0.0)
+        snprintf(seq, sizeof seq, "\tseq=%.4f%s%s", t->seq_gain, t->was[0] ? "\twas=" : "",
+                 t->was);
     int n = snprintf(buf, size,
                      "sig\t%s\t%s\t%s\tgain=%.4f\tlo95=%.4f\tpairs=%d\tms=%.3f\tprior=%s\t"
-                     "vs_prior=%.4f\t# %s\n",
+                     "vs_prior=%.4f%s\t# %s\n",
                      hex, t->family, t->config, t->gain, t->lo95, t->pairs, t->cost_ms,
-                     t->prior[0] ? t->prior : GS_TUNED_PRIOR_UNKNOWN, t->vs_prior,
+                     t->prior[0] ? t->prior : GS_TUNED_PRIOR_UNKNOWN, t->vs_prior, seq,
                      shape ? shape : "");
     if (old != (locale_t)0)
         uselocale(old);

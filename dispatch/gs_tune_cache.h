@@ -7,7 +7,7 @@
  *     format 2
  *     validator gpu=H100 sms=132 ... (what a decision depends on besides the call)
  *     sig<TAB>class<TAB>family<TAB>config<TAB>gain=..<TAB>lo95=..<TAB>pairs=..<TAB>ms=..
- *         <TAB>prior=..<TAB>vs_prior=..<TAB># shape                      (one line)
+ *         <TAB>prior=..<TAB>vs_prior=..[<TAB>seq=..[<TAB>was=..]]<TAB># shape  (one line)
  *     claim<TAB>class<TAB>host=..<TAB>pid=..<TAB>start=..<TAB>t=..<TAB># shape
  *     progress<TAB>class<TAB>host=..<TAB>pid=..<TAB>start=..<TAB>t=..<TAB><fields><TAB># shape
  * Every line is appended as it is made, one write(2) under an exclusive
@@ -45,6 +45,13 @@ typedef struct gs_tuned {
     char prior[232];  /* the prior it was decided against: "cublas", "family/config",
                          or "?" (a format 1 line: not recorded) */
     double vs_prior;  /* its speed ratio over the prior (1 when it is the prior) */
+    /* Settled in the CUDA graphs of its recorded sequences (`gemmshim tune
+     * --from`'s sequence phase; optional fields seq= and was=): the
+     * per-call choice's speed there, weighted over its sequences (0: not
+     * settled so), and that choice ("family/config", "" when it is the
+     * route above: kept). */
+    double seq_gain;
+    char was[232];
 } gs_tuned_t;
 
 /* The family name of a decision that keeps cuBLAS as called, and the prior

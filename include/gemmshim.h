@@ -98,6 +98,21 @@ typedef enum gemmshim_tuning {
 /* The calling thread's last call, as above; NONE before its first call. */
 gemmshim_tuning_t gemmshim_last_tuning(void);
 
+/* Hold a call signature at its prior: while held, its calls are served as
+ * the shim serves them untuned (the routing table's or the policy's route,
+ * or cuBLAS as called), whatever the tune cache decided for it, and it is
+ * not tuned (gemmshim_last_tuning says UNTUNED). `signature` is its class
+ * as the tune cache and `gemmshim record` write it (the hex field of their
+ * "sig" lines); NULL stands for every signature. on = 1 holds, 0 releases;
+ * (NULL, 0) releases everything held. Process-wide, it applies to the next
+ * call of every thread (CUDA graphs captured before keep what they
+ * captured); nothing changes in the cache, and nothing at all while tuned
+ * routing is off. `gemmshim tune --from` uses it to time a recorded CUDA
+ * graph with and without some tuned decisions. GEMMSHIM_ERR_INVALID: not
+ * a class's hex; GEMMSHIM_ERR_UNSUPPORTED: no room (65536 held, or no
+ * memory). */
+int gemmshim_hold_prior(const char *signature, int on);
+
 typedef struct gemmshim_stats {
     uint64_t calls;      /* intercepted GEMM calls */
     uint64_t routed;     /* served by a gemmshim kernel */

@@ -1,6 +1,7 @@
 /* The C control API (include/gemmshim.h): thin, thread-safe wrappers over
  * the shim's state (routing settings, statistics, report, routing table). */
 #include "gemmshim.h"
+#include "gs_class_hex.h"
 #include "gs_config.h"
 #include "gs_dispatch.h"
 #include "gs_log.h"
@@ -9,6 +10,7 @@
 #include "gs_workspace.h"
 #include "gs_verify.h"
 #include "gs_timing.h"
+#include "gs_tune_hold.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -88,6 +90,14 @@ GS_API int gemmshim_last_route(char *buf, size_t size)
 GS_API gemmshim_tuning_t gemmshim_last_tuning(void)
 {
     return (gemmshim_tuning_t)gs_last_tuning();
+}
+
+GS_API int gemmshim_hold_prior(const char *signature, int on)
+{
+    gs_class_t c;
+    if (signature && gs_class_of_hex(signature, strlen(signature), &c))
+        return GEMMSHIM_ERR_INVALID;
+    return gs_tune_hold(signature ? &c : NULL, on) ? GEMMSHIM_ERR_UNSUPPORTED : GEMMSHIM_OK;
 }
 
 GS_API int gemmshim_get_stats(gemmshim_stats_t *out)

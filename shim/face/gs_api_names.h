@@ -12,6 +12,7 @@
   XX(gemmshim_get_kernels) \
   XX(gemmshim_last_route) \
   XX(gemmshim_last_tuning) \
+  XX(gemmshim_hold_prior) \
   XX(gemmshim_get_stats) \
   XX(gemmshim_get_resources) \
   XX(gemmshim_reset_stats) \

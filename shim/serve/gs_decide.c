@@ -3,6 +3,7 @@
 #include "gs_plugin.h"
 #include "gs_state.h"
 #include "gs_tune_cache.h"
+#include "gs_tune_hold.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -24,11 +25,13 @@
 
 /* Every input gs_dispatch and the families' can_implement read: the call's
  * class (its bytes), the device, the routing in force, the knobs, the
- * plugins and the table's generation. */
+ * plugins, the table's generation, and while tuned routing is on the tuned
+ * decisions' and the held signatures' generations. */
 typedef struct key {
     gs_class_t cls;
     gs_device_t dev;
-    int32_t mode, policy, tune, reserved;
+    int32_t mode, policy, tune;
+    uint32_t hold_generation;
     uint64_t allowed, knob_key, plugin_key;
     uint64_t table_generation, tuned_generation;
 } gs_key_t;
@@ -102,6 +105,8 @@ static void make_key(gs_key_t *k, const gs_problem_t *p, const gs_device_t *d,
     k->tune = r->tune;
     /* a decision tuned since changes the answer (one bump per signature decided) */
     k->tuned_generation = r->tune != GS_TUNE_OFF ? gs_tuned_generation() : 0;
+    /* a signature held at its prior, or released (gemmshim_hold_prior) */
+    k->hold_generation = r->tune != GS_TUNE_OFF ? gs_tune_hold_generation() : 0;
 }
 
 static unsigned set_of(const gs_key_t *k)

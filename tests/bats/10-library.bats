@@ -25,6 +25,7 @@ setup() { common_setup; }
 gemmshim_get_mode
 gemmshim_get_resources
 gemmshim_get_stats
+gemmshim_hold_prior
 gemmshim_last_route
 gemmshim_last_tuning
 gemmshim_load_table
@@ -55,5 +56,5 @@ dlsym"
         false
     fi
     # ... as functions (type T), all of them
-    expect_eq "$(awk '$2 == "T"' <<<"$output" | wc -l)" 25 "exported functions"
+    expect_eq "$(awk '$2 == "T"' <<<"$output" | wc -l)" 26 "exported functions"
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load|plugin|tune|tune_from BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load|plugin|tune|tune_from|tune_seq BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -517,6 +517,38 @@ PY
       [ "$twice" -eq 0 ] || { echo "FAIL: $twice signatures tuned twice on 2 GPUs"; exit 1; }
       echo "tune_from: 2 GPUs, $(grep -c 'tune: .* -> ' "$log") signatures decided, none twice"
     fi
+    ;;
+  tune_seq)
+    # graphs tuned as sequences: a Llama-3-8B decode step (4 layers'
+    # projections, bf16; batches 1, 4, 16, 64, a graph each) recorded with
+    # one eager warm-up and 200 replays per graph; tuned offline (each
+    # signature per call, then each graph with the cache's decisions against
+    # its prior, a decision that loses there settled; --graph-replays 200
+    # as recorded); then, from the cache, each batch's graph replayed at
+    # least 0.99x as fast as under the table's routes (median of 21
+    # interleaved rounds in one process; a graph replay's time moves by
+    # about 1% run to run)
+    launcher=$bin/../gemmshim
+    sigs=$logdir/tune-seq.sigs cache=$logdir/tune-seq.cache
+    rm -f "$sigs" "$cache"
+    out=$(GEMMSHIM_LIBRARY=$lib "$launcher" record --out "$sigs" -- "$bin/test_seq_decode" record 4 200 2>&1); rc=$?
+    [ $rc -ne 77 ] || { echo "$out"; exit 77; }
+    [ $rc -eq 0 ] || { echo "FAIL: recording the decode step: rc=$rc"; echo "$out"; exit 1; }
+    seqs=$(grep -c $'^seq\t.*\tgemms=16\tcomplete=1\t' "$sigs")
+    [ "$seqs" -eq 4 ] || { echo "FAIL: $seqs complete sequences of 16 GEMMs recorded, 4 expected:"; grep '^seq' "$sigs"; exit 1; }
+    out=$(GEMMSHIM_LIBRARY=$lib GEMMSHIM_LOG=$log "$launcher" tune --from "$sigs" --cache "$cache" \
+          --graph-replays 200 2>&1); rc=$?
+    echo "$out" | grep -E 'sequence|gemmshim tune: [0-9]+ signatures|settled' | sed 's/^/  /'
+    [ $rc -eq 0 ] || { echo "FAIL: tune --from: rc=$rc"; echo "$out"; exit 1; }
+    echo "$out" | grep -q 'gemmshim tune: sequences: 4 recorded, ' ||
+      { echo "FAIL: the sequence phase did not run:"; echo "$out"; exit 1; }
+    ! echo "$out" | grep -q ': not measured: ' ||
+      { echo "FAIL: a sequence could not be measured:"; echo "$out" | grep ': not measured: '; exit 1; }
+    GEMMSHIM_LIBRARY=$lib "$launcher" report --cache "$cache" --sigs "$sigs" | sed 's/^/  /'
+    out=$(GEMMSHIM_LIBRARY=$lib "$launcher" run --cache "$cache" -- "$bin/test_seq_decode" check 4 0.99 2>&1); rc=$?
+    echo "$out" | grep 'test_seq_decode'
+    [ $rc -eq 0 ] || { echo "FAIL: a decode graph from the cache is slower than under the table's routes (rc=$rc)"; exit 1; }
+    echo "tune_seq: 4 decode graphs recorded, tuned per call and as sequences; from the cache none slower than the table's routes"
     ;;
   plugin)
     # the example plugin (examples/plugin_sgemm) loaded into sample_app with

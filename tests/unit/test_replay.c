@@ -442,7 +442,9 @@ static void signature_files(void)
     char msg[256];
     CHECK_EQ_INT(gs_replay_sigs_read(&s, write_file("a.sigs", text), msg, sizeof msg), 0);
     CHECK_EQ_INT(s.n, 3); /* sgemm (two lines merged), bf16, bf16 as not tunable */
-    CHECK_EQ_INT(s.bad, 2); /* the malformed line and the torn last one */
+    CHECK_EQ_INT(s.bad, 3); /* the malformed lines (a sig, a seq without its GEMMs) and the
+                               torn last one */
+    CHECK_EQ_INT(s.seqs.n, 0);
     CHECK_EQ_INT(s.files, 1);
     gs_replay_sigs_order(&s);
     /* bf16: 30 ms; sgemm: 1 ms; the untimed one last */
@@ -495,7 +497,7 @@ static void signature_files(void)
     CHECK_EQ_INT(gs_replay_cache_validator(cpath, validator, sizeof validator), 0);
     CHECK_STR_EQ(validator, "gpu=H200 sms=132");
     gs_replay_verdict_t v[3];
-    CHECK_EQ_INT(gs_replay_cache_verdicts(cpath, &s, v), 0);
+    CHECK_EQ_INT(gs_replay_cache_verdicts(cpath, &s, v, NULL), 0);
     for (size_t i = 0; i < s.n; ++i) {
         if (!s.sig[i].tunable)
             CHECK_EQ_INT(v[i], GS_REPLAY_UNDECIDED);

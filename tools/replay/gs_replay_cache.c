@@ -1,7 +1,6 @@
 /* The tune cache as the replay reads it; see gs_replay_cache.h. */
 #define _GNU_SOURCE /* getline */
 #include "gs_replay_cache.h"
-#include "gs_tune_cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +61,7 @@ void gs_replay_facts_diff(const char *header, const char *validator, char *out, 
 
 /* A decision against the prior it records (format 2): its own route, or
  * cuBLAS where the prior forwards too. */
-static gs_replay_verdict_t verdict_of(const gs_tuned_t *t)
+gs_replay_verdict_t gs_replay_verdict_of(const gs_tuned_t *t)
 {
     if (!strcmp(t->prior, GS_TUNED_PRIOR_UNKNOWN))
         return GS_REPLAY_DECIDED;
@@ -75,10 +74,13 @@ static gs_replay_verdict_t verdict_of(const gs_tuned_t *t)
 }
 
 int gs_replay_cache_verdicts(const char *path, const gs_replay_sigs_t *s,
-                             gs_replay_verdict_t *out)
+                             gs_replay_verdict_t *out, double *seq_gain)
 {
-    for (size_t i = 0; i < s->n; ++i)
+    for (size_t i = 0; i < s->n; ++i) {
         out[i] = GS_REPLAY_UNDECIDED;
+        if (seq_gain)
+            seq_gain[i] = 0.0;
+    }
     /* the shim's own reader (dispatch/gs_tune_cache.c), with the file's
      * own validator: a later line wins, a torn one is skipped */
     char validator[1024];
@@ -108,8 +110,11 @@ int gs_replay_cache_verdicts(const char *path, const gs_replay_sigs_t *s,
         return -1;
     for (size_t i = 0; i < s->n; ++i) {
         gs_tuned_t t;
-        if (s->sig[i].tunable && gs_tuned_find(&s->sig[i].cls, &t))
-            out[i] = verdict_of(&t);
+        if (s->sig[i].tunable && gs_tuned_find(&s->sig[i].cls, &t)) {
+            out[i] = gs_replay_verdict_of(&t);
+            if (seq_gain)
+                seq_gain[i] = t.seq_gain;
+        }
     }
     return 0;
 }

@@ -7,6 +7,7 @@
 #define GS_REPLAY_CACHE_H
 
 #include "gs_replay_sigs.h"
+#include "gs_tune_cache.h"
 
 #include <stddef.h>
 
@@ -26,9 +27,16 @@ typedef enum gs_replay_verdict {
     GS_REPLAY_DECIDED,      /* a format 1 decision: its prior is not recorded */
 } gs_replay_verdict_t;
 
+/* A decision against the prior it records: its own route (KEPT_PRIOR:
+ * also cuBLAS where the prior forwards), another (REPLACED), or a format 1
+ * decision (DECIDED). */
+gs_replay_verdict_t gs_replay_verdict_of(const gs_tuned_t *t);
+
 /* Per signature of s, the cache's decision (the latest line of its class):
- * out[i] for s->sig[i]. 0, or -1 when the file cannot be read. */
+ * out[i] for s->sig[i]; seq_gain[i] (when seq_gain is not NULL) the
+ * decision's seq= (0: not settled in sequences). 0, or -1 when the file
+ * cannot be read. */
 int gs_replay_cache_verdicts(const char *path, const gs_replay_sigs_t *s,
-                             gs_replay_verdict_t *out);
+                             gs_replay_verdict_t *out, double *seq_gain);
 
 #endif

@@ -150,12 +150,12 @@ static cublasStatus_t prepare_lt(gs_replay_gpu_t *g, gs_replay_call_t *c, char *
     return CUBLAS_STATUS_SUCCESS;
 }
 
-cublasStatus_t gs_replay_prepare(gs_replay_gpu_t *g, gs_replay_call_t *c, char *why,
-                                 size_t why_size)
+cublasStatus_t gs_replay_select(const gs_replay_gpu_t *g, const gs_replay_call_t *c, char *why,
+                                size_t why_size)
 {
     const gs_replay_args_t *a = c->a;
     if (a->entry == GS_EP_LT_MATMUL)
-        return prepare_lt(g, c, why, why_size);
+        return CUBLAS_STATUS_SUCCESS; /* its descriptors carry it all */
     TRY("cublasSetStream", cublasSetStream_v2(g->h, g->stream));
     TRY("cublasSetPointerMode",
         cublasSetPointerMode_v2(g->h, a->scalars_on_device ? CUBLAS_POINTER_MODE_DEVICE
@@ -163,6 +163,14 @@ cublasStatus_t gs_replay_prepare(gs_replay_gpu_t *g, gs_replay_call_t *c, char *
     TRY("cublasSetMathMode", cublasSetMathMode(g->h, a->math_mode));
     TRY("cublasSetSmCountTarget", cublasSetSmCountTarget(g->h, a->sm_count_target));
     return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t gs_replay_prepare(gs_replay_gpu_t *g, gs_replay_call_t *c, char *why,
+                                 size_t why_size)
+{
+    if (c->a->entry == GS_EP_LT_MATMUL)
+        return prepare_lt(g, c, why, why_size);
+    return gs_replay_select(g, c, why, why_size);
 }
 
 cublasStatus_t gs_replay_issue(const gs_replay_gpu_t *g, const gs_replay_call_t *c)

@@ -45,6 +45,13 @@ void gs_replay_gpu_close(gs_replay_gpu_t *g);
 cublasStatus_t gs_replay_prepare(gs_replay_gpu_t *g, gs_replay_call_t *c, char *why,
                                  size_t why_size);
 
+/* The handle's state for c again (stream, pointer mode, math mode, SM
+ * count target), where calls of several signatures take turns on the one
+ * handle, as in a sequence; nothing for cuBLASLt, whose descriptors carry
+ * it. CUBLAS_STATUS_SUCCESS or the failing step's status (named in why). */
+cublasStatus_t gs_replay_select(const gs_replay_gpu_t *g, const gs_replay_call_t *c, char *why,
+                                size_t why_size);
+
 /* The call itself, once, on g's stream. */
 cublasStatus_t gs_replay_issue(const gs_replay_gpu_t *g, const gs_replay_call_t *c);
 

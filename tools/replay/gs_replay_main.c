@@ -13,18 +13,27 @@
  *
  *   gemmshim-replay --from SIGS [--from SIGS ...] [--cache CACHE]
  *                   [--max-calls N] [--rank R --ranks N] [--lt-workspace-mb N]
+ *   gemmshim-replay --sequences --from SIGS [...] --cache CACHE [--graph-replays N]
+ *                   [--seq-rounds N] [--seq-seconds N] [--lt-workspace-mb N]
  *   gemmshim-replay --summary --from SIGS [...] --cache CACHE
  *   gemmshim-replay --count-gpus
  *
- * Exit: 0 every signature it could tune is decided; 1 some failed or were
- * not tuned; 2 usage or file errors; 77 no GPU; 128 + the signal when
- * stopped by SIGINT or SIGTERM (the shim saves the progress at exit). */
+ * --sequences is the second phase, once every signature is decided: the
+ * recorded CUDA-graph sequences timed with the cache's decisions against
+ * their prior, and the decisions that lose there settled (gs_replay_seq.h),
+ * under the shim preloaded with GEMMSHIM_TUNE=cache.
+ *
+ * Exit: 0 every signature it could tune is decided (--sequences: the phase
+ * ran); 1 some failed or were not tuned (--sequences: something failed);
+ * 2 usage or file errors; 77 no GPU; 128 + the signal when stopped by
+ * SIGINT or SIGTERM (the shim saves the progress at exit). */
 #define _GNU_SOURCE
 #include "gemmshim.h"
 #include "gs_replay_cache.h"
 #include "gs_replay_call.h"
 #include "gs_replay_class.h"
 #include "gs_replay_mem.h"
+#include "gs_replay_seq.h"
 #include "gs_replay_sigs.h"
 #include "gs_replay_summary.h"
 
@@ -50,15 +59,19 @@ typedef struct options {
     long max_calls;
     int rank, ranks;
     long lt_workspace_mb;
-    int count_gpus, summary;
+    int count_gpus, summary, sequences;
+    long graph_replays, seq_rounds, seq_seconds;
 } options_t;
 
 static const char usage[] =
     "usage: gemmshim-replay --from SIGS [--from SIGS ...] [--cache CACHE] [--max-calls N]\n"
     "                       [--rank R --ranks N] [--lt-workspace-mb N]\n"
+    "       gemmshim-replay --sequences --from SIGS [...] --cache CACHE [--graph-replays N]\n"
+    "                       [--seq-rounds N] [--seq-seconds N] [--lt-workspace-mb N]\n"
     "       gemmshim-replay --summary --from SIGS [...] --cache CACHE\n"
     "       gemmshim-replay --count-gpus\n"
-    "Run under the shim with GEMMSHIM_TUNE=online (gemmshim tune --from does).\n";
+    "Run under the shim with GEMMSHIM_TUNE=online, --sequences with GEMMSHIM_TUNE=cache\n"
+    "(gemmshim tune --from does).\n";
 
 static volatile sig_atomic_t stop_signal;
 
@@ -89,6 +102,7 @@ typedef struct run {
     options_t opt;
     gs_replay_sigs_t sigs;
     gs_replay_args_t *args;  /* per signature */
+    unsigned char *can;      /* per signature: args holds its call */
     size_t *todo, n_todo;    /* the signatures to tune, in this process's order */
     gs_replay_gpu_t gpu;
     gs_replay_mem_t mem;
@@ -138,6 +152,9 @@ static int parse(int argc, char **argv, options_t *o)
     o->max_calls = 2000;
     o->ranks = 1;
     o->lt_workspace_mb = 32;
+    o->graph_replays = 1;
+    o->seq_rounds = 15;
+    o->seq_seconds = 1800;
     o->cache = getenv("GEMMSHIM_TUNE_CACHE");
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -148,6 +165,10 @@ static int parse(int argc, char **argv, options_t *o)
         }
         if (!strcmp(a, "--summary")) {
             o->summary = 1;
+            continue;
+        }
+        if (!strcmp(a, "--sequences")) {
+            o->sequences = 1;
             continue;
         }
         if (!v) {
@@ -167,6 +188,12 @@ static int parse(int argc, char **argv, options_t *o)
             o->ranks = (int)n;
         } else if (!strcmp(a, "--lt-workspace-mb") && !number(v, 0, 65536, &n)) {
             o->lt_workspace_mb = n;
+        } else if (!strcmp(a, "--graph-replays") && !number(v, 1, 1000000000, &n)) {
+            o->graph_replays = n;
+        } else if (!strcmp(a, "--seq-rounds") && !number(v, 3, 1001, &n)) {
+            o->seq_rounds = n;
+        } else if (!strcmp(a, "--seq-seconds") && !number(v, 1, 86400 * 30, &n)) {
+            o->seq_seconds = n;
         } else {
             fprintf(stderr, "gemmshim-replay: bad option or value: %s %s\n%s", a, v, usage);
             return -1;
@@ -181,8 +208,9 @@ static int parse(int argc, char **argv, options_t *o)
                 o->ranks);
         return -1;
     }
-    if (o->summary && (!o->cache || !*o->cache)) {
-        fprintf(stderr, "gemmshim-replay: --summary needs --cache CACHE\n");
+    if ((o->summary || o->sequences) && (!o->cache || !*o->cache)) {
+        fprintf(stderr, "gemmshim-replay: %s needs --cache CACHE\n",
+                o->summary ? "--summary" : "--sequences");
         return -1;
     }
     return 0;
@@ -378,16 +406,19 @@ static int plan(run_t *r)
 {
     r->args = calloc(r->sigs.n ? r->sigs.n : 1, sizeof *r->args);
     r->todo = calloc(r->sigs.n ? r->sigs.n : 1, sizeof *r->todo);
-    if (!r->args || !r->todo)
+    r->can = calloc(r->sigs.n ? r->sigs.n : 1, 1);
+    if (!r->args || !r->todo || !r->can)
         return -1;
     size_t skipped = 0;
     for (size_t i = 0; i < r->sigs.n; ++i) {
-        if (r->sigs.sig[i].tunable && !gs_replay_args_of(&r->sigs.sig[i].cls, &r->args[i]))
+        if (r->sigs.sig[i].tunable && !gs_replay_args_of(&r->sigs.sig[i].cls, &r->args[i])) {
+            r->can[i] = 1;
             r->todo[r->n_todo++] = i;
-        else
+        } else {
             ++skipped;
+        }
     }
-    if (!r->opt.rank)
+    if (!r->opt.rank && !r->opt.sequences)
         fprintf(stderr, "%s: %zu signatures to tune, %zu skipped (listed at the end)\n", r->who,
                 r->n_todo, skipped);
     return 0;
@@ -443,6 +474,10 @@ static int replay(run_t *r)
         fprintf(stderr, "gemmshim-replay: out of memory\n");
         return 1;
     }
+    if (r->opt.sequences && !r->sigs.seqs.n) {
+        fprintf(stderr, "%s: sequences: none recorded (no CUDA graph was captured)\n", r->who);
+        return 0;
+    }
     /* the shim's pretended device (tests): nothing of the replay's own runs */
     const char *test_device = getenv("GEMMSHIM_TEST_DEVICE");
     const int simulated = test_device && *test_device;
@@ -451,7 +486,7 @@ static int replay(run_t *r)
         return EXIT_NO_GPU;
     }
     *(void **)&r->last_tuning = dlsym(RTLD_DEFAULT, "gemmshim_last_tuning");
-    if (!r->last_tuning && !r->opt.rank)
+    if (!r->last_tuning && !r->opt.rank && !r->opt.sequences)
         fprintf(stderr, "%s: the shim is not preloaded: each signature is replayed once\n",
                 r->who);
     if (gs_replay_gpu_open(&r->gpu, simulated, (size_t)r->opt.lt_workspace_mb << 20, why,
@@ -470,6 +505,12 @@ static int replay(run_t *r)
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    if (r->opt.sequences) {
+        const gs_replay_seq_opts_t so = {r->opt.cache, (double)r->opt.graph_replays,
+                                         (size_t)r->opt.seq_rounds, (double)r->opt.seq_seconds,
+                                         r->who};
+        return gs_replay_sequences(&r->sigs, r->args, r->can, &r->gpu, &so, &stop_signal);
+    }
     tune_all(r);
     return finish(r);
 }
@@ -485,6 +526,7 @@ int main(int argc, char **argv)
     gs_replay_mem_free(&r.mem);
     gs_replay_gpu_close(&r.gpu);
     free(r.args);
+    free(r.can);
     free(r.todo);
     gs_replay_sigs_free(&r.sigs);
     return rc;

@@ -60,6 +60,8 @@ static uint16_t half_of(float v)
  * type, whose sums over any k stay far inside fp16's range. */
 static const void *tile_of(gs_replay_mem_t *m, gs_dtype_t t)
 {
+    if (m->tiles_from)
+        return tile_of(m->tiles_from, t);
     if (m->tile[t])
         return m->tile[t];
     const size_t es = gs_dtype_size(t);
@@ -128,17 +130,22 @@ static int reserve(gs_replay_mem_t *m, size_t need)
     return 0;
 }
 
+size_t gs_replay_mem_need(const gs_replay_args_t *a)
+{
+    const size_t scalar = sizeof(float);
+    return slot_bytes(a->off_a, a->bytes_a) + slot_bytes(a->off_b, a->bytes_b) +
+           slot_bytes(a->off_c, a->bytes_c) + slot_bytes(a->off_bias, a->bytes_bias) +
+           (a->scalars_on_device ? slot_bytes(a->off_alpha, scalar) +
+                                       slot_bytes(a->off_beta, scalar)
+                                 : 0);
+}
+
 int gs_replay_mem_place(gs_replay_mem_t *m, const gs_replay_args_t *a, gs_replay_ops_t *o,
                         char *why, size_t why_size)
 {
     const size_t scalar = sizeof(float);
     const int dev_scalars = a->scalars_on_device;
-    const size_t need = slot_bytes(a->off_a, a->bytes_a) + slot_bytes(a->off_b, a->bytes_b) +
-                        slot_bytes(a->off_c, a->bytes_c) +
-                        slot_bytes(a->off_bias, a->bytes_bias) +
-                        (dev_scalars ? slot_bytes(a->off_alpha, scalar) +
-                                           slot_bytes(a->off_beta, scalar)
-                                     : 0);
+    const size_t need = gs_replay_mem_need(a);
     if (!m->simulated && reserve(m, need)) {
         snprintf(why, why_size, "its operands (%.1f MiB) do not fit in device memory",
                  (double)need / (1 << 20));
@@ -189,7 +196,7 @@ void gs_replay_mem_free(gs_replay_mem_t *m)
         return;
     if (m->base)
         cudaFree(m->base);
-    for (size_t i = 0; i < sizeof m->tile / sizeof m->tile[0]; ++i)
+    for (size_t i = 0; !m->tiles_from && i < sizeof m->tile / sizeof m->tile[0]; ++i)
         if (m->tile[i])
             cudaFree(m->tile[i]);
     memset(m->tile, 0, sizeof m->tile);

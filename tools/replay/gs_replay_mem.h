@@ -25,6 +25,8 @@ typedef struct gs_replay_mem {
     char *base;                   /* the device arena */
     size_t cap;
     void *tile[5];                /* per gs_dtype_t: a device tile of random values */
+    struct gs_replay_mem *tiles_from; /* where the tiles are kept when not NULL: arenas
+                                         of one sequence share them (gs_seq_graph.c) */
     _Alignas(256) unsigned char host[512]; /* host alpha, then host beta */
 } gs_replay_mem_t;
 
@@ -33,6 +35,9 @@ typedef struct gs_replay_mem {
  * operands do not fit in device memory). */
 int gs_replay_mem_place(gs_replay_mem_t *m, const gs_replay_args_t *a, gs_replay_ops_t *o,
                         char *why, size_t why_size);
+
+/* The arena bytes a's operands take (what gs_replay_mem_place reserves). */
+size_t gs_replay_mem_need(const gs_replay_args_t *a);
 
 void gs_replay_mem_free(gs_replay_mem_t *m);
 

@@ -71,6 +71,11 @@ static int sig_of(char **field, size_t n, gs_replay_sig_t *e)
         count_of(value_of(field, 2, n, "timed"), &e->timed) ||
         ms_of(value_of(field, 2, n, "ms"), &e->ms))
         return -1;
+    const char *id = value_of(field, 2, n, "id");
+    char *end;
+    e->id = id ? strtoull(id, &end, 16) : 0;
+    if (id && (!*id || *end))
+        return -1;
     memcpy(e->hex, field[1], GS_REPLAY_HEX_LEN);
     e->tunable = tunable[0] == '1';
     snprintf(e->why, sizeof e->why, "%s", why ? why : "");
@@ -171,8 +176,15 @@ int gs_replay_sigs_read(gs_replay_sigs_t *s, const char *path, char *msg, size_t
                 snprintf(msg, msg_size, "out of memory reading %s", path);
                 rc = -1;
             }
-        } else if (strcmp(field[0], "proc") && strcmp(field[0], "seq") &&
-                   strcmp(field[0], SIGS_MAGIC)) {
+        } else if (!strcmp(field[0], "seq")) {
+            const int q = gs_replay_seqs_add(&s->seqs, field, n);
+            if (q == GS_REPLAY_SEQ_BAD)
+                ++s->bad;
+            if (q == GS_REPLAY_SEQ_NOMEM) {
+                snprintf(msg, msg_size, "out of memory reading %s", path);
+                rc = -1;
+            }
+        } else if (strcmp(field[0], "proc") && strcmp(field[0], SIGS_MAGIC)) {
             ++s->bad;
         }
     }
@@ -226,5 +238,6 @@ void gs_replay_sigs_free(gs_replay_sigs_t *s)
     free(s->header);
     free(s->path);
     free(s->sig);
+    gs_replay_seqs_free(&s->seqs);
     memset(s, 0, sizeof *s);
 }

@@ -1,11 +1,13 @@
 /* The signature files of `gemmshim record` (docs/TUNING.md, "Record, then
  * tune offline"), read and merged as bench/gs_signatures.py does: counts
  * and GPU times summed per signature (its class, and why the class does
- * not describe the call). Pure C. */
+ * not describe the call), captures summed per sequence (gs_replay_seqs.h).
+ * Pure C. */
 #ifndef GS_REPLAY_SIGS_H
 #define GS_REPLAY_SIGS_H
 
 #include "gs_problem.h"
+#include "gs_replay_seqs.h"
 
 #include <stddef.h>
 
@@ -14,6 +16,7 @@
 typedef struct gs_replay_sig {
     char hex[GS_REPLAY_HEX_LEN + 1];
     gs_class_t cls;
+    unsigned long long id; /* what "seq" lines name it by (0: none recorded) */
     int tunable;          /* 0: a cuBLASLt call beyond its class (why says how) */
     char why[96];
     unsigned long long calls, captured, timed;
@@ -24,6 +27,7 @@ typedef struct gs_replay_sig {
 typedef struct gs_replay_sigs {
     gs_replay_sig_t *sig;
     size_t n, cap;
+    gs_replay_seqs_t seqs; /* the captured sequences */
     size_t bad;           /* malformed or torn lines skipped */
     char **header;        /* each file's first line, without its newline */
     const char **path;

@@ -47,11 +47,14 @@ static void print_reasons(FILE *out, const char *what, const reasons_t *r)
 int gs_replay_summary(const gs_replay_sigs_t *s, const char *cache, FILE *out)
 {
     gs_replay_verdict_t *v = calloc(s->n ? s->n : 1, sizeof *v);
-    if (!v) {
+    double *seq = calloc(s->n ? s->n : 1, sizeof *seq);
+    if (!v || !seq) {
+        free(v);
+        free(seq);
         fprintf(out, "gemmshim tune: out of memory\n");
         return 1;
     }
-    const int read = gs_replay_cache_verdicts(cache, s, v);
+    const int read = gs_replay_cache_verdicts(cache, s, v, seq);
     reasons_t untunable, unbuilt;
     memset(&untunable, 0, sizeof untunable);
     memset(&unbuilt, 0, sizeof unbuilt);
@@ -73,6 +76,17 @@ int gs_replay_summary(const gs_replay_sigs_t *s, const char *cache, FILE *out)
         fprintf(out, ", %ld against a prior not recorded", n[GS_REPLAY_DECIDED]);
     fprintf(out, "), %ld not decided, %ld skipped; cache %s%s\n", n[GS_REPLAY_UNDECIDED],
             untunable.total + unbuilt.total, cache, read ? " (cannot be read)" : "");
+    /* settled in the graphs of recorded sequences (gemmshim-replay --sequences) */
+    long seq_kept = 0, seq_prior = 0;
+    for (size_t i = 0; i < s->n; ++i)
+        if (seq[i] > 0.0) {
+            seq_kept += v[i] == GS_REPLAY_REPLACED;
+            seq_prior += v[i] == GS_REPLAY_KEPT_PRIOR;
+        }
+    if (seq_kept + seq_prior)
+        fprintf(out, "  settled in the CUDA graphs of their recorded sequences: %ld (%ld keep "
+                     "their tuned route, %ld went back to the prior there)\n",
+                seq_kept + seq_prior, seq_kept, seq_prior);
     print_reasons(out, "not tunable as recorded", &untunable);
     print_reasons(out, "not rebuilt (nothing is approximated)", &unbuilt);
     for (size_t i = 0; i < s->n; ++i) {
@@ -84,5 +98,6 @@ int gs_replay_summary(const gs_replay_sigs_t *s, const char *cache, FILE *out)
     if (s->bad)
         fprintf(out, "  %zu malformed or torn lines of the signature files skipped\n", s->bad);
     free(v);
+    free(seq);
     return n[GS_REPLAY_UNDECIDED] || read ? 1 : 0;
 }
