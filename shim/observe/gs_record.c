@@ -15,6 +15,7 @@ struct gs_rec_sig {
                            describes, else a hash of why it does not */
     uint64_t calls, captured, timed;
     double ms;
+    int warm;           /* its first timed call in this process was left out */
     char why[GS_RECORD_WHY_MAX]; /* why the class does not describe the calls, "" if it does */
 };
 
@@ -174,6 +175,16 @@ gs_rec_sig_t *gs_record_call(const gs_class_t *c, const char *why, unsigned long
 void gs_record_time(gs_rec_sig_t *s, double ms)
 {
     pthread_mutex_lock(&lock);
+    /* A signature's first timed call in a process is left out: its events
+     * also hold what the host did between them at a first launch (a lazily
+     * loaded module, cuBLAS's first-use set-up), hundreds of times the call
+     * itself for a short kernel, and its calls' time weighs decisions
+     * (the report's shares, the sequence phase's eager calls). */
+    if (!s->warm) {
+        s->warm = 1;
+        pthread_mutex_unlock(&lock);
+        return;
+    }
     ++s->timed;
     s->ms += ms;
     pthread_mutex_unlock(&lock);

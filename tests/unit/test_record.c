@@ -108,6 +108,7 @@ static void counts_times_and_the_cache_encoding(void)
     CHECK(gs_record_call(&a, NULL, 0) == ra);
     CHECK(gs_record_call(&a, NULL, 0) == ra);
     CHECK(gs_record_call(&b, NULL, 0) != ra);
+    gs_record_time(ra, 100.0); /* the first: left out (a first launch's set-up) */
     gs_record_time(ra, 1.25);
     gs_record_time(ra, 0.25);
     gs_record_totals_t t;
@@ -360,7 +361,8 @@ static void threads_add_up(void)
         captured += atoll(field(line, "captured"));
     }
     CHECK_EQ_INT(calls, THREADS * CALLS);
-    CHECK_EQ_INT(timed, THREADS * CALLS / 4);
+    /* every 4th call timed, over 4 signatures; each one's first left out */
+    CHECK_EQ_INT(timed, THREADS * CALLS / 4 - 4);
     CHECK_EQ_INT(captured, THREADS * CALLS / 8);
     /* each thread's capture holds its every 8th call, in its own order:
      * classes 0 and 8 of the cycle alternating, the same in every thread,
