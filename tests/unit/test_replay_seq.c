@@ -275,6 +275,18 @@ static void files(void)
         unlink(path[f]);
 }
 
+/* The last resort for a sequence still slower after the one-at-a-time
+ * reverts: a class goes back unless its eager calls gain more than the
+ * sequence loses; a tie goes to the prior. */
+static void fallback(void)
+{
+    CHECK(gs_seq_fallback_reverts(3.6, 0.25));   /* the sequence's loss dominates */
+    CHECK(!gs_seq_fallback_reverts(1.0, 11.4));  /* eager calls gain more */
+    CHECK(gs_seq_fallback_reverts(1.0, 1.0));    /* a tie: the prior */
+    CHECK(gs_seq_fallback_reverts(0.5, -0.2));   /* no eager gain at all */
+    CHECK(gs_seq_fallback_reverts(0.5, NAN));    /* unknown: the prior */
+}
+
 int main(void)
 {
     seq_lines();
@@ -282,5 +294,6 @@ int main(void)
     plan();
     compare();
     settle();
+    fallback();
     return GS_TEST_DONE();
 }

@@ -45,6 +45,9 @@ typedef struct phase {
     unsigned char *have, *changed, *reverted, *suspect;
     trial_t *trial;                 /* per signature */
     unsigned char *faster, *slower; /* per plan sequence: clearly, against its prior */
+    double *ratio, *loss_ms;        /* per plan sequence, at its last comparison: its speed
+                                       tuned over its prior, and what it loses over the
+                                       recording's replays where it is slower */
     size_t budget;                  /* device memory for one sequence's operands */
     struct timespec t0;
     int failed, out_of_time;
@@ -194,6 +197,10 @@ static size_t against_prior(phase_t *ph, const unsigned char *which, const char 
         const gs_seq_cmp_t c = gs_seq_compare(ms, ms + R, R);
         ph->faster[k] = c.ratio > 1.0 && gs_seq_clear(&c);
         ph->slower[k] = c.ratio < 1.0 && gs_seq_clear(&c);
+        ph->ratio[k] = c.ratio;
+        ph->loss_ms[k] = ph->slower[k] ? (c.base_ms - c.var_ms) * (double)q->seq->captures *
+                                             ph->o->replays
+                                       : 0.0;
         fprintf(stderr,
                 "%s: %s %s: %.1f us a replay, the prior's %.1f us: %.3fx (noise %.1f%%)%s\n",
                 ph->o->who, name, when, 1e3 * c.base_ms, 1e3 * c.var_ms, c.ratio,
@@ -284,13 +291,20 @@ static void write_settled(phase_t *ph, size_t i, const gs_seq_verdict_t *v)
     }
 }
 
+/* The recorded GPU time of class i's calls outside graphs. */
+static double eager_ms_of(const phase_t *ph, size_t i)
+{
+    const gs_replay_sig_t *e = &ph->s->sig[i];
+    const unsigned long long eager = e->calls > e->captured ? e->calls - e->captured : 0;
+    return e->timed ? e->ms / (double)e->timed * (double)eager : 0.0;
+}
+
 static void settle(phase_t *ph, size_t i)
 {
     const gs_replay_sig_t *e = &ph->s->sig[i];
     const trial_t *t = &ph->trial[i];
     const unsigned long long eager = e->calls > e->captured ? e->calls - e->captured : 0;
-    const gs_seq_class_t c = {e->timed ? e->ms / (double)e->timed * (double)eager : 0.0,
-                              ph->dec[i].vs_prior, t->ctx, t->n};
+    const gs_seq_class_t c = {eager_ms_of(ph, i), ph->dec[i].vs_prior, t->ctx, t->n};
     /* settled on every context or not at all: one measured in some of its
      * sequences only (the time ran out, a sequence failed) stays as decided */
     size_t contexts = 0;
@@ -363,6 +377,45 @@ static size_t pass(phase_t *ph, int p)
     return slower;
 }
 
+/* After the passes, a sequence still clearly slower than its prior: the
+ * one-at-a-time reverts did not find its loss (the classes interact, as
+ * neighbouring kernels' launches and tails overlap differently), so every
+ * class still changed in it goes back to its prior, unless that class's
+ * eager calls gain more than the sequence loses (gs_seq_fallback_reverts),
+ * and the sequences are compared again. */
+static void fallback(phase_t *ph)
+{
+    unsigned char *in = calloc(ph->plan.n ? ph->plan.n : 1, 1);
+    size_t back = 0;
+    for (size_t k = 0; in && k < ph->plan.n; ++k) {
+        const gs_seq_plan_seq_t *q = &ph->plan.s[k];
+        if (q->skip || !ph->slower[k])
+            continue;
+        for (size_t c = 0; c < q->n_changed; ++c) {
+            const size_t i = q->changed[c];
+            if (ph->reverted[i])
+                continue;
+            const double vp = ph->dec[i].vs_prior > 0.0 ? ph->dec[i].vs_prior : 1.0;
+            const double eager_gain = eager_ms_of(ph, i) * (1.0 - 1.0 / vp);
+            const int revert = gs_seq_fallback_reverts(ph->loss_ms[k], eager_gain);
+            fprintf(stderr, "%s: %s: its sequence still %.3fx its prior (%.3f ms lost over the "
+                            "recording's replays), its eager calls gain %+.3f ms: %s\n",
+                    ph->o->who, ph->s->sig[i].shape, ph->ratio[k], ph->loss_ms[k], eager_gain,
+                    revert ? "the prior instead (the cache rewritten)" : "kept");
+            if (!revert)
+                continue;
+            const gs_seq_verdict_t v = {0, -ph->loss_ms[k], eager_gain, ph->ratio[k]};
+            write_settled(ph, i, &v);
+            ph->reverted[i] = 1;
+            in[k] = 1;
+            ++back;
+        }
+    }
+    if (back && !must_stop(ph))
+        against_prior(ph, in, "all its changes back");
+    free(in);
+}
+
 /* ---- the phase ---- */
 
 static void say_plan(const phase_t *ph)
@@ -425,6 +478,8 @@ static int run_phase(phase_t *ph)
             if (!any || !pass(ph, p))
                 break;
         }
+        if (!must_stop(ph))
+            fallback(ph);
     }
     size_t kept = 0, back = 0;
     for (size_t i = 0; i < ph->s->n; ++i) {
@@ -461,9 +516,11 @@ int gs_replay_sequences(const gs_replay_sigs_t *s, const gs_replay_args_t *args,
     ph.trial = calloc(n, sizeof *ph.trial);
     ph.faster = calloc(nq, 1);
     ph.slower = calloc(nq, 1);
+    ph.ratio = calloc(nq, sizeof *ph.ratio);
+    ph.loss_ms = calloc(nq, sizeof *ph.loss_ms);
     int rc = 1;
     if (ph.dec && ph.have && ph.changed && ph.reverted && ph.suspect && ph.trial && ph.faster &&
-        ph.slower) {
+        ph.slower && ph.ratio && ph.loss_ms) {
         rc = run_phase(&ph);
     } else {
         fprintf(stderr, "%s: sequences: out of memory\n", o->who);
@@ -485,5 +542,7 @@ int gs_replay_sequences(const gs_replay_sigs_t *s, const gs_replay_args_t *args,
     free(ph.trial);
     free(ph.faster);
     free(ph.slower);
+    free(ph.ratio);
+    free(ph.loss_ms);
     return rc;
 }

@@ -86,3 +86,8 @@ gs_seq_verdict_t gs_seq_settle(const gs_seq_class_t *c)
     v.keep = v.graph_ms + v.eager_ms > 0.0;
     return v;
 }
+
+int gs_seq_fallback_reverts(double seq_loss_ms, double eager_gain_ms)
+{
+    return !(eager_gain_ms > seq_loss_ms);
+}

@@ -61,4 +61,10 @@ typedef struct gs_seq_verdict {
  * with no sequence measured keeps its decision (nothing shows it loses). */
 gs_seq_verdict_t gs_seq_settle(const gs_seq_class_t *c);
 
+/* The last resort for a sequence still clearly slower than its prior after
+ * each class was tried alone: a class still changed in it goes back to its
+ * prior (1) unless what its eager calls gain (ms over the recording)
+ * exceeds what the sequence loses (ms over the recording's replays). */
+int gs_seq_fallback_reverts(double seq_loss_ms, double eager_gain_ms);
+
 #endif
