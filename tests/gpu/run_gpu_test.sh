@@ -550,6 +550,14 @@ PY
     [ $rc -eq 0 ] || { echo "FAIL: a decode graph from the cache is slower than under the table's routes (rc=$rc)"; exit 1; }
     echo "tune_seq: 4 decode graphs recorded, tuned per call and as sequences; from the cache none slower than the table's routes"
     ;;
+  ddp_tune)
+    # a 2-rank torchrun job (DDP, bf16 MLP) tuning online into one cache:
+    # each signature decided by one rank, the other serving the prior until
+    # the decision is in (tests/apps/ddp_tune_check.sh); 77 with fewer than
+    # two GPUs or without torchrun
+    bash "$(dirname "$0")/../apps/ddp_tune_check.sh" "$lib" "$logdir/ddp" 2
+    exit $?
+    ;;
   plugin)
     # the example plugin (examples/plugin_sgemm) loaded into sample_app with
     # GEMMSHIM_PLUGINS: its fp32 calls routed to it (each configuration in
