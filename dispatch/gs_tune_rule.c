@@ -117,11 +117,27 @@ void gs_tune_share_pair(gs_tune_share_t *sh, double whole_ms, double t_cublas_ms
     }
 }
 
+double gs_tune_share_call_ms(const gs_tune_share_t *sh)
+{
+    return sh->n > 0 ? sh->call_ms : sh->carried_call_ms > 0.0 ? sh->carried_call_ms : 0.0;
+}
+
 int gs_tune_share_allows_ms(const gs_tune_share_t *sh, double cost_ms, double share)
 {
     if (share <= 0.0)
         return 1;
-    return sh->n > 0 && sh->pairs_ms + cost_ms <= share * (double)sh->calls * sh->call_ms;
+    const double call_ms = gs_tune_share_call_ms(sh);
+    return call_ms > 0.0 &&
+           sh->pairs_ms + cost_ms <= share * (double)sh->calls * call_ms + sh->carried_ms;
+}
+
+double gs_tune_share_credit(const gs_tune_share_t *sh, double share)
+{
+    if (share <= 0.0)
+        return 0.0;
+    const double c =
+        share * (double)sh->calls * gs_tune_share_call_ms(sh) + sh->carried_ms - sh->pairs_ms;
+    return c > 0.0 ? c : 0.0;
 }
 
 double gs_tune_intensity(const gs_class_t *c)
@@ -389,6 +405,10 @@ int gs_tune_progress_format(const gs_tune_sig_t *s, const char *const *names, ch
     out_t o = {buf, size, size > 0};
     put(&o, "pairs=%d\tus=%lld\tcalls=%d", s->pairs, (long long)llround(s->gpu_ms * 1000.0),
         s->calls);
+    if (s->credit_ms > 0.0)
+        put(&o, "\tcredit_us=%lld", (long long)llround(s->credit_ms * 1000.0));
+    if (s->call_ms > 0.0)
+        put(&o, "\tcall_ns=%lld", (long long)llround(s->call_ms * 1e6));
     for (int i = 0; i < s->n_cand; ++i) {
         const gs_tune_cand_t *c = &s->cand[i];
         put(&o, "\tcand=%s:%s:%d:", names[i], state_names[c->state & 3], c->checked);
@@ -503,7 +523,8 @@ static int apply_fields(gs_tune_sig_t *r, const char *const *names, const char *
     const size_t len = strlen(text);
     size_t pos = 0;
     int field = 0, resumed = 0;
-    long long pairs = 0, us = 0, calls = 0;
+    long long pairs = 0, us = 0, calls = 0, credit_us = 0, call_ns = 0;
+    int optional = 3; /* the next field an optional one may take */
     for (;;) {
         const char *tab = memchr(text + pos, '\t', len - pos);
         const size_t fl = tab ? (size_t)(tab - (text + pos)) : len - pos;
@@ -512,7 +533,15 @@ static int apply_fields(gs_tune_sig_t *r, const char *const *names, const char *
             (field == 1 && int_field(f, fl, "us", 0, (long long)1e15, &us)) ||
             (field == 2 && int_field(f, fl, "calls", 0, INT_MAX, &calls)))
             return -1;
-        if (field >= 3) {
+        if (field == optional && fl > 10 && !strncmp(f, "credit_us=", 10)) {
+            if (int_field(f, fl, "credit_us", 0, (long long)1e15, &credit_us))
+                return -1;
+            ++optional;
+        } else if (field == optional && fl > 8 && !strncmp(f, "call_ns=", 8)) {
+            if (int_field(f, fl, "call_ns", 0, (long long)1e15, &call_ns))
+                return -1;
+            ++optional;
+        } else if (field >= 3) {
             gs_tune_cand_t c;
             const char *name;
             size_t nl;
@@ -539,6 +568,8 @@ static int apply_fields(gs_tune_sig_t *r, const char *const *names, const char *
     r->pairs = (int)pairs;
     r->gpu_ms = (double)us / 1000.0;
     r->calls = (int)calls;
+    r->credit_ms = (double)credit_us / 1000.0;
+    r->call_ms = (double)call_ns / 1e6;
     return resumed;
 }
 

@@ -97,6 +97,11 @@ typedef struct gs_tune_sig {
     int idle;        /* calls since the last that carried one */
     int pairs;       /* pairs enqueued (the pair budget) */
     double gpu_ms;   /* GPU time of the pairs so far (both sides, flushes, spin) */
+    double credit_ms; /* GPU time its calls earned under GEMMSHIM_TUNE_SHARE in
+                         earlier processes and did not spend (gs_tune_share_credit):
+                         what the sustained check's one lump may draw on */
+    double call_ms;  /* cuBLAS's time for one call, as the share last knew it (0:
+                        unknown): a resumed process with every pair in knows it */
 } gs_tune_sig_t;
 
 /* Empty signature, the prior cuBLAS as called; candidates are added with
@@ -137,6 +142,8 @@ typedef struct gs_tune_share {
     double call_ms;  /* cuBLAS's time for one call: the mean over those pairs */
     double pair_ms;  /* the last of them: its whole GPU time */
     int n;           /* pairs behind call_ms */
+    double carried_ms; /* credit from earlier processes (gs_tune_sig_t.credit_ms) */
+    double carried_call_ms; /* call_ms from earlier processes, where none is measured here */
 } gs_tune_share_t;
 
 /* A call of the signature (whether or not it carries a pair). */
@@ -149,8 +156,17 @@ int gs_tune_share_allows(const gs_tune_share_t *sh, int in_flight, double share)
 
 /* What a one-off cost (a sustained check, below) may take under the share:
  * this process's pairs and that cost within `share` of the GPU time the
- * signature's calls took here. share <= 0: always. */
+ * signature's calls took here, plus the credit carried from earlier
+ * processes. share <= 0: always. A lump larger than one short process
+ * earns is so taken in a later one: the calls it needs in all do not grow
+ * with the number of processes. */
 int gs_tune_share_allows_ms(const gs_tune_share_t *sh, double cost_ms, double share);
+/* The credit to carry on: what the calls earned (here and before) less
+ * what the pairs and checks spent, at least 0; 0 without a share. */
+double gs_tune_share_credit(const gs_tune_share_t *sh, double share);
+/* cuBLAS's time for one call as the share knows it: measured here, else
+ * carried; 0 when unknown. */
+double gs_tune_share_call_ms(const gs_tune_share_t *sh);
 
 /* ---- the sustained check ----
  * A pair times one call of each side after a flush and a short spin: the
@@ -226,7 +242,9 @@ int gs_tune_bounds(const gs_tune_cand_t *c, double *mean, double *lo);
 
 /* ---- progress, for the tune cache ----
  * Text fields separated by tabs, no newline, nothing below '!' but the
- * tabs: pairs=<enqueued> ms=<GPU ms> calls=<calls> and per candidate
+ * tabs: pairs=<enqueued> us=<GPU us> calls=<calls>, credit_us=<credit>
+ * and call_ns=<cuBLAS's time for one call> where known (both optional when
+ * read), and per candidate
  *     cand=<name>:<live|mismatch|failed|pruned>:<checked 0|1>:<samples>
  * with the samples in order, each 'c' (candidate first) or 'r' (cuBLAS
  * first) and its log ratio, separated by commas ("-" when none). names[i]

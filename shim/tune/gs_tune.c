@@ -286,7 +286,7 @@ static void save_at_exit(void)
             nanosleep(&ms, NULL);
             gs_tsig_collect(s, &lim);
         }
-        if (s->unsaved)
+        if (s->unsaved || s->awaiting_check) /* its share's credit grew */
             gs_tsig_save_progress(s);
     }
     pthread_mutex_unlock(&lock);

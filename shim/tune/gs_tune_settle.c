@@ -197,6 +197,7 @@ void gs_tsig_settle(tsig_t *s, const gs_call_t *c, const gs_problem_t *p, const 
         for (int r = 0; r < plan.rounds; ++r)
             total += (prior_ms[r] + cand_ms[r]) * plan.calls;
         gs_tsig_spent_ms += rc ? plan.cost_ms : total;
+        s->share.pairs_ms += rc ? plan.cost_ms : total;
         s->rule.gpu_ms += rc ? plan.cost_ms : total;
         const double ratio = rc ? 0.0 : gs_tune_sustain_ratio(prior_ms, cand_ms, plan.rounds);
         const char *name = v.route == GS_TUNE_CUBLAS ? "cublas" : s->name[v.route];
@@ -226,6 +227,10 @@ void gs_tsig_save_progress(tsig_t *s)
     const char *names[GS_TUNE_CANDS_MAX];
     for (int i = 0; i < s->rule.n_cand; ++i)
         names[i] = s->name[i];
+    /* the share's credit travels with the progress: a sustained check
+     * larger than one process earns is taken in a later one */
+    s->rule.credit_ms = gs_tune_share_credit(&s->share, gs_cfg()->tune.share);
+    s->rule.call_ms = gs_tune_share_call_ms(&s->share);
     char *text = malloc(PROGRESS_BYTES);
     char msg[600];
     if (text && !gs_tune_progress_format(&s->rule, names, text, PROGRESS_BYTES) &&
@@ -254,6 +259,8 @@ static void resume(tsig_t *s, const gs_tune_owner_t *from)
     }
     for (int i = 0; i < s->rule.n_cand; ++i)
         s->needs_compare[i] = !s->rule.cand[i].checked;
+    s->share.carried_ms = s->rule.credit_ms;
+    s->share.carried_call_ms = s->rule.call_ms;
     gs_log_line("tune: %s: resumed (%d candidates, %d pairs, %.2f ms GPU so far%s%s, pid %lld)",
                 s->shape, n, s->rule.pairs, s->rule.gpu_ms, from ? "; taken over from " : "",
                 from ? from->host : "", from ? from->pid : 0LL);

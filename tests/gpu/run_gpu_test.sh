@@ -550,6 +550,37 @@ PY
     [ $rc -eq 0 ] || { echo "FAIL: a decode graph from the cache is slower than under the table's routes (rc=$rc)"; exit 1; }
     echo "tune_seq: 4 decode graphs recorded, tuned per call and as sequences; from the cache none slower than the table's routes"
     ;;
+  tune_resume)
+    # online tuning that resumes: the Llama prefill's LM head (bf16 TN
+    # 128256x4096x4096, one call a forward) tuned under the default
+    # GEMMSHIM_TUNE_SHARE, once in one long process and once as processes of
+    # 27 calls each (a prefill run's count): each process resumes the last
+    # one's progress and share credit, so the short ones decide it after
+    # about the same total number of calls (at most 10% and one process more)
+    per=${GS_RESUME_CALLS:-27}
+    c1=$logdir/resume-one.cache c2=$logdir/resume-many.cache
+    rm -f "$c1" "$c2"
+    out=$(GEMMSHIM_TUNE=online GEMMSHIM_TUNE_CACHE=$c1 run "$bin/test_tune_resume" 6000 2>&1); rc=$?
+    [ $rc -ne 77 ] || { echo "$out"; exit 77; }
+    [ $rc -eq 0 ] || { echo "FAIL: test_tune_resume (one process): rc=$rc"; echo "$out"; exit 1; }
+    one=$(echo "$out" | sed -n 's/.*decided at call \([0-9]*\).*/\1/p')
+    [ "${one:-0}" -gt 0 ] || { echo "FAIL: not decided in one process of 6000 calls"; grep 'tune: ' "$log" | tail -5; exit 1; }
+    total=0 p=0 many=0
+    while [ "$p" -lt $((2 * one / per + 20)) ]; do
+      p=$((p + 1))
+      out=$(GEMMSHIM_TUNE=online GEMMSHIM_TUNE_CACHE=$c2 run "$bin/test_tune_resume" "$per" 2>&1) ||
+        { echo "FAIL: test_tune_resume (process $p)"; echo "$out"; exit 1; }
+      d=$(echo "$out" | sed -n 's/.*decided at call \([0-9]*\).*/\1/p')
+      if [ "${d:-0}" -gt 0 ]; then many=$((total + d)); break; fi
+      total=$((total + per))
+    done
+    resumed=$(grep -c 'tune: .*: resumed (' "$log")
+    echo "tune_resume: decided after $one calls in one process; after $many over $p processes of $per ($resumed resumptions)"
+    grep 'tune: .*sustained' "$log" | tail -2 | sed 's/^/  /'
+    [ "$many" -gt 0 ] || { echo "FAIL: not decided over $p processes"; exit 1; }
+    [ "$many" -le $((one + one / 10 + per)) ] ||
+      { echo "FAIL: $many calls over short processes, $one in one"; exit 1; }
+    ;;
   ddp_tune)
     # a 2-rank torchrun job (DDP, bf16 MLP) tuning online into one cache:
     # each signature decided by one rank, the other serving the prior until

@@ -1249,6 +1249,76 @@ static void test_sustain(void)
     CHECK(!gs_tune_share_allows_ms(&sh, 23.5, 0.25));
 }
 
+/* The sustained check is one lump (seconds of GPU time) that a short
+ * process's calls never earn under the share: the credit they earn and do
+ * not spend travels in the progress text, so the check runs after the same
+ * total number of calls however they are split into processes. */
+static void test_share_credit(void)
+{
+    const double share = 0.25, call_ms = 5.5, pair_ms = 12.0, lump_ms = 2400.0;
+    int single = 0, split = 0, processes = 0;
+    for (int mode = 0; mode < 2; ++mode) {
+        double carried = 0.0, carried_call = 0.0;
+        int total = 0, done = 0;
+        while (!done && total < 100000) {
+            gs_tune_share_t sh = {0};
+            sh.carried_ms = carried;
+            sh.carried_call_ms = carried_call;
+            const int calls = mode == 0 ? 100000 : 27; /* the LM head: 27 calls a run */
+            for (int i = 0; i < calls && !done; ++i) {
+                gs_tune_share_call(&sh);
+                ++total;
+                /* the first process's pairs give the call's time; later
+                 * ones carry it (their pairs are all in) */
+                if (sh.n == 0 && !(carried_call > 0.0))
+                    gs_tune_share_pair(&sh, pair_ms, call_ms);
+                if (gs_tune_share_allows_ms(&sh, lump_ms, share))
+                    done = 1;
+            }
+            /* progress saved at exit, through the text and back */
+            gs_tune_sig_t sig;
+            gs_tune_init(&sig);
+            sig.credit_ms = gs_tune_share_credit(&sh, share);
+            sig.call_ms = gs_tune_share_call_ms(&sh);
+            char text[256];
+            const char *const names[1] = {NULL};
+            if (!CHECK(!gs_tune_progress_format(&sig, names, text, sizeof text)))
+                return;
+            gs_tune_sig_t back;
+            gs_tune_init(&back);
+            CHECK(gs_tune_progress_apply(&back, names, text) == 0);
+            CHECK(fabs(back.credit_ms - sig.credit_ms) < 1e-3);
+            CHECK(fabs(back.call_ms - call_ms) < 1e-6);
+            carried = back.credit_ms;
+            carried_call = back.call_ms;
+            processes += mode == 1;
+        }
+        *(mode == 0 ? &single : &split) = total;
+    }
+    /* 2400 ms at 25% of 5.5 ms calls, plus the first pair: about 1755 calls,
+     * however split */
+    CHECK(single > 1700 && single < 1800);
+    printf("share credit: %d calls in one process, %d over short ones\n", single, split);
+    CHECK(split >= single && split <= single + 1);
+    CHECK(processes > 50);
+    /* no credit without a share; never negative */
+    gs_tune_share_t none = {0};
+    none.calls = 10;
+    none.call_ms = 1.0;
+    none.n = 1;
+    CHECK(gs_tune_share_credit(&none, 0.0) == 0.0);
+    none.pairs_ms = 100.0;
+    CHECK(gs_tune_share_credit(&none, 0.25) == 0.0);
+    /* a text without credit_us (older progress) reads as no credit */
+    gs_tune_sig_t old;
+    gs_tune_init(&old);
+    old.credit_ms = 7.0;
+    const char *const names[1] = {NULL};
+    CHECK(gs_tune_progress_apply(&old, names, "pairs=3\tus=100\tcalls=2") == 0);
+    CHECK(old.credit_ms == 0.0 && old.pairs == 3);
+    CHECK(gs_tune_progress_apply(&old, names, "pairs=3\tus=100\tcalls=2\tcredit_us=x") == -1);
+}
+
 /* GEMMSHIM_TUNE_SHARE: a signature's pairs take at most `share` of the GPU
  * time its own calls take in a process, whatever the pairs cost, so a
  * tuning run keeps 1 / (1 + share) of plain; the calls needed in all do not
@@ -1305,6 +1375,7 @@ int main(void)
     test_budget_pending();
     test_share();
     test_sustain();
+    test_share_credit();
     test_progress_resume();
     test_claims();
     test_format1_and_compaction();
