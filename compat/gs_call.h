@@ -29,16 +29,25 @@ typedef struct gs_call {
     /* cublasLtMatmul only (entry GS_EP_LT_MATMUL; NULL lt otherwise): the
      * original arguments (forwarding, verify's reference), the state a cuBLAS
      * handle would give (Lt takes stream and pointer mode per call), the BIAS
-     * epilogue's vector, the scaling contract (gs_class_t's lt_scales and
-     * lt_flags), and every reason the call cannot be routed ("" if it can;
-     * gs_lt.h). */
+     * epilogue's vector, the A and B scale pointers, the scaling contract
+     * (gs_class_t's lt_scales and lt_flags), and every reason the call
+     * cannot be routed ("" if it can; gs_lt.h). */
     const struct gs_lt_args *lt;
     void *lt_stream;
     int lt_scalars_on_device;
     const void *bias;
     int bias_type;             /* cudaDataType */
+    const void *scale_a, *scale_b; /* device pointers, as set (NULL: none) */
     unsigned lt_scales, lt_flags;
     char lt_unroutable[GS_LT_WHY_MAX];
+    /* The FP8 subset cuBLASLt's own algorithms take, under tuning only
+     * (gs_lt.h): 1 when every reason above is one of that subset's (FP8
+     * operands, their types, tensorwise or rowwise A/B scales, fast
+     * accumulation), so the family can make the very same call. An FP8
+     * call outside it that no listed reason excludes names what does in
+     * lt_algos_why (static text; NULL otherwise). */
+    int lt_algos_only;
+    const char *lt_algos_why;
 } gs_call_t;
 
 /* The status cuBLAS documents for these arguments: CUBLAS_STATUS_SUCCESS

@@ -15,6 +15,10 @@ gs_dtype_t gs_dtype_from_cuda(int cuda_data_type);
 gs_scale_mode_t gs_scale_mode_from_lt(int mode);
 const char *gs_scale_mode_name(gs_scale_mode_t m);
 
+/* The class's scale mode back as cuBLASLt's cublasLtMatmulMatrixScale_t;
+ * -1 for GS_SCALE_NONE (no scale: no pointer, no mode) and GS_SCALE_OTHER. */
+int gs_scale_mode_to_lt(gs_scale_mode_t m);
+
 /* Folds a cuBLAS compute type and the handle's math mode into the
  * accumulation semantics. compute_type is a cublasComputeType_t, a legacy
  * cudaDataType value (cuBLAS < 11 spelling, still accepted by the ABI), or

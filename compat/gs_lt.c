@@ -12,7 +12,7 @@
  * first. The list is bounded: a reason that would leave no room to say
  * more were left out ends it with "..." instead, and later ones are
  * dropped. */
-static void unroutable(gs_call_t *c, const char *fmt, ...)
+static void append(gs_call_t *c, const char *fmt, va_list ap)
 {
     static const char more[] = "; ...";
     char *w = c->lt_unroutable;
@@ -20,14 +20,44 @@ static void unroutable(gs_call_t *c, const char *fmt, ...)
     if (len >= 3 && !strcmp(w + len - 3, "..."))
         return; /* full */
     char one[GS_LT_WHY_MAX];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(one, sizeof one, fmt, ap);
-    va_end(ap);
     if (len + (len ? 2 : 0) + strlen(one) + sizeof more <= size)
         snprintf(w + len, size - len, "%s%s", len ? "; " : "", one);
     else
         snprintf(w + len, size - len, "%s", len ? more : more + 2);
+}
+
+/* While the call is read, lt_algos_only is -1 once a reason outside the
+ * FP8 subset was given (gs_lt_describe settles it to 0 or 1 at the end). */
+enum { OUTSIDE_SUBSET = -1 };
+
+/* A reason no family takes the call for, cuBLASLt's algorithms included. */
+static void unroutable(gs_call_t *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    append(c, fmt, ap);
+    va_end(ap);
+    c->lt_algos_only = OUTSIDE_SUBSET;
+}
+
+/* A reason our kernels cannot take the call for that cuBLASLt's own
+ * algorithms can: part of the FP8 subset (gs_call.h), the call still
+ * described exactly by its class and its per-call pointers. */
+static void fp8_subset(gs_call_t *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    append(c, fmt, ap);
+    va_end(ap);
+}
+
+/* An FP8 call outside the subset that no listed reason excludes: said only
+ * under tuning (the list stays what it was), the first one kept. */
+static void not_for_algos(gs_call_t *c, const char *why)
+{
+    if (!c->lt_algos_why)
+        c->lt_algos_why = why;
 }
 
 /* A descriptor attribute of exactly `size` bytes; -1 if the library does not
@@ -119,27 +149,44 @@ static int is_fp8(uint32_t cuda_type)
     return t == GS_DT_E4M3 || t == GS_DT_E5M2;
 }
 
+/* The A and B scale modes cuBLASLt's algorithms are tuned with: per
+ * tensor and per row / column (rowwise), fp32 factors. */
+static int subset_scale(gs_scale_mode_t m)
+{
+    return m == GS_SCALE_NONE || m == GS_SCALE_SCALAR_32F || m == GS_SCALE_OUTER_VEC_32F;
+}
+
 /* The scaling contract into c->lt_scales and c->lt_flags, each part of it
  * a reason: scales (a mode is read only with its pointer set, as cuBLASLt
- * applies none without one), the outputs only FP8 writes, and fast
- * accumulation where it means something (FP8 operands: cuBLASLt ignores it
- * on others, so such calls keep their class). */
+ * applies none without one; A's and B's pointers kept for the call), the
+ * outputs only FP8 writes, and fast accumulation where it means something
+ * (FP8 operands: cuBLASLt ignores it on others, so such calls keep their
+ * class). */
 static void read_scaling(const gs_lt_getters_t *r, const gs_lt_args_t *a, int fp8, gs_call_t *c)
 {
     char ab[64] = "";
     size_t n = 0;
     for (size_t i = 0; i < sizeof scale_attrs / sizeof scale_attrs[0]; ++i) {
         const scale_attrs_t *x = &scale_attrs[i];
-        if (!desc_pointer(r, a->desc, x->pointer))
+        const void *ptr = desc_pointer(r, a->desc, x->pointer);
+        if (!ptr)
             continue;
         int32_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F; /* the default; absent before 12.8 */
         desc_get(r, a->desc, x->mode, &mode, sizeof mode);
         const gs_scale_mode_t m = gs_scale_mode_from_lt(mode);
         c->lt_scales |= (unsigned)m << x->shift;
+        if (x->shift == GS_LT_SCALE_A)
+            c->scale_a = ptr;
+        if (x->shift == GS_LT_SCALE_B)
+            c->scale_b = ptr;
         if (x->shift == GS_LT_SCALE_A || x->shift == GS_LT_SCALE_B) /* C and D: below */
             n += (size_t)snprintf(ab + n, sizeof ab - n, " %c=%s", x->name, gs_scale_mode_name(m));
     }
-    if (ab[0])
+    const gs_scale_mode_t ma = gs_lt_scale_of(c->lt_scales, GS_LT_SCALE_A),
+                          mb = gs_lt_scale_of(c->lt_scales, GS_LT_SCALE_B);
+    if (ab[0] && fp8 && subset_scale(ma) && subset_scale(mb))
+        fp8_subset(c, "scale modes%s", ab);
+    else if (ab[0])
         unroutable(c, "scale modes%s", ab);
     for (int shift = GS_LT_SCALE_C; shift <= GS_LT_SCALE_D; shift += 4) {
         const gs_scale_mode_t m = gs_lt_scale_of(c->lt_scales, shift);
@@ -160,7 +207,7 @@ static void read_scaling(const gs_lt_getters_t *r, const gs_lt_args_t *a, int fp
     int8_t fast = 0;
     if (fp8 && !desc_get(r, a->desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast) && fast) {
         c->lt_flags |= GS_LT_FAST_ACCUM;
-        unroutable(c, "fast accumulation on");
+        fp8_subset(c, "fast accumulation on");
     }
 }
 
@@ -178,9 +225,40 @@ static int same_layout(const layout_t *x, const layout_t *y)
            x->batch == y->batch && (x->batch == 1 || x->stride == y->stride);
 }
 
+/* The FP8 subset's conditions that no listed reason covers (each one a
+ * call cuBLASLt itself refuses, or, for C, one the family does not make:
+ * it computes in place on D). */
+static void fp8_outside(gs_call_t *c, const layout_t *la, const layout_t *lb,
+                        const layout_t *ld, const gs_lt_args_t *a)
+{
+    const gs_dtype_t at = gs_dtype_from_cuda((int)la->type), bt = gs_dtype_from_cuda((int)lb->type),
+                     dt = gs_dtype_from_cuda((int)ld->type);
+    if (at == GS_DT_E5M2 && bt == GS_DT_E5M2)
+        not_for_algos(c, "e5m2 x e5m2");
+    if (dt != GS_DT_BF16 && dt != GS_DT_F16 && dt != GS_DT_F32)
+        not_for_algos(c, "D neither bf16, fp16 nor fp32");
+    if (c->compute_type != CUBLAS_COMPUTE_32F)
+        not_for_algos(c, "compute type not 32F");
+    if (a->C != a->D)
+        not_for_algos(c, "C apart from D");
+}
+
+static void describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t *c);
+
 void gs_lt_describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t *c)
 {
     memset(c, 0, sizeof *c);
+    describe(r, a, c);
+    const int fp8 = gs_dtype_is_fp8(gs_dtype_from_cuda(c->atype)) ||
+                    gs_dtype_is_fp8(gs_dtype_from_cuda(c->btype));
+    c->lt_algos_only = fp8 && c->lt_algos_only != OUTSIDE_SUBSET && !c->lt_algos_why;
+    if (!fp8)
+        c->lt_algos_why = NULL;
+}
+
+/* gs_lt_describe's reading; c zeroed. */
+static void describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t *c)
+{
     c->entry = GS_EP_LT_MATMUL;
     c->lt = a;
     c->lt_stream = (void *)a->stream;
@@ -247,8 +325,10 @@ void gs_lt_describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t *
         unroutable(c, "empty product: cuBLASLt answers");
     const int fp8 = is_fp8(la.type) || is_fp8(lb.type);
     if (fp8)
-        unroutable(c, "fp8 operands");
-    if (la.type != lb.type)
+        fp8_subset(c, "fp8 operands");
+    if (la.type != lb.type && is_fp8(la.type) && is_fp8(lb.type))
+        fp8_subset(c, "A and B types differ");
+    else if (la.type != lb.type)
         unroutable(c, "A and B types differ");
     if (lc.type != ld.type) {
         c->lt_flags |= GS_LT_C_TYPE_DIFFERS |
@@ -289,4 +369,6 @@ void gs_lt_describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t *
         /* beta is host memory only in host pointer mode */
         unroutable(c, "C != D with beta != 0");
     }
+    if (fp8)
+        fp8_outside(c, &la, &lb, &ld, a);
 }

@@ -26,6 +26,19 @@ gs_scale_mode_t gs_scale_mode_from_lt(int mode)
     }
 }
 
+int gs_scale_mode_to_lt(gs_scale_mode_t m)
+{
+    switch (m) {
+    case GS_SCALE_SCALAR_32F: return CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+    case GS_SCALE_VEC16_UE4M3: return CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3;
+    case GS_SCALE_VEC32_UE8M0: return CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0;
+    case GS_SCALE_OUTER_VEC_32F: return CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+    case GS_SCALE_VEC128_32F: return CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+    case GS_SCALE_BLK128x128_32F: return CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    default: return -1;
+    }
+}
+
 const char *gs_scale_mode_name(gs_scale_mode_t m)
 {
     switch (m) {

@@ -53,15 +53,24 @@ static const char *never_routed(const gs_problem_t *p)
         return "TF32 compute is forwarded";
     if (p->compute == GS_CT_OTHER)
         return "compute type not routed";
+    if (gs_class_fp8(&p->cls))
+        return "fp8: cuBLAS as called, or cuBLASLt's algorithms when tuned";
     if (gs_class_lt_scaled(&p->cls))
         return "cuBLASLt scaling not routed";
     return NULL;
 }
 
+/* FP8 operands or a scaling contract: only a family that reads the
+ * contract is asked (our kernels would compute an unscaled product). */
+static int reads_what_it_needs(const gs_family_t *f, const gs_class_t *c)
+{
+    return f->reads_lt_contract || (!gs_class_lt_scaled(c) && !gs_class_fp8(c));
+}
+
 int gs_candidate_takes(const gs_routing_t *r, int cand, const gs_family_t *f, int config,
                        const gs_class_t *c, const gs_device_t *d)
 {
-    return cand >= 0 && (r->allowed & (1ull << cand)) && !gs_class_lt_scaled(c) &&
+    return cand >= 0 && (r->allowed & (1ull << cand)) && reads_what_it_needs(f, c) &&
            f->can_implement(c, d, config) && (!c->sm_count_target || f->honours_sm_count_target);
 }
 

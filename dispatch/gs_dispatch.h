@@ -56,9 +56,10 @@ const char *gs_route_name(gs_route_t r);
 gs_route_t gs_route_of(const gs_family_t *f);
 
 /* Candidate cand (family f, configuration config) may serve class c on d:
- * allowed by the routing, implements it, and honours the handle's SM count
- * target if it has one. What dispatch, tuned decisions and the tuner's
- * candidate list all ask. */
+ * allowed by the routing, reads the class's cuBLASLt scaling contract if
+ * it has FP8 operands or one (gs_family_t.reads_lt_contract), implements
+ * it, and honours the handle's SM count target if it has one. What
+ * dispatch, tuned decisions and the tuner's candidate list all ask. */
 int gs_candidate_takes(const gs_routing_t *r, int cand, const gs_family_t *f, int config,
                        const gs_class_t *c, const gs_device_t *d);
 

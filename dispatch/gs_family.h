@@ -117,6 +117,12 @@ struct gs_family {
      * SM count target (cublasSetSmCountTarget: the application leaves SMs
      * to other work); the others never take a call that has one */
     int honours_sm_count_target;
+    /* optional: 1 for a family whose can_implement reads a cublasLtMatmul's
+     * scaling contract (gs_class_t's lt_scales and lt_flags) and FP8 types,
+     * and whose run carries the scale pointers (gs_problem_t.scale_a/b);
+     * dispatch and the tuner offer a class with FP8 operands or a contract
+     * to no other family (gs_candidate_takes) */
+    int reads_lt_contract;
     /* optional (NULL: config_name): configuration `config` as it runs p,
      * for logs and the tune cache; printable, no blanks; returns buf */
     const char *(*config_text)(const gs_problem_t *p, const gs_device_t *d, int config,

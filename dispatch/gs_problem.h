@@ -183,6 +183,13 @@ typedef struct gs_problem {
     const void *bias;
     gs_dtype_t bias_type;    /* F32, F16 or BF16 */
 
+    /* cublasLtMatmul's A_SCALE_POINTER and B_SCALE_POINTER as the call set
+     * them: device memory of fp32 factors (one, or one per row of op(A) /
+     * column of op(B), as the class's lt_scales say), read on the GPU by
+     * whatever runs the call, never on the host. Per call, like bias and
+     * the operands: NULL exactly where the class's mode is GS_SCALE_NONE. */
+    const void *scale_a, *scale_b;
+
     /* Scratch device memory for this call's stream, set by the shim just
      * before the family's run when its plan's workspace_bytes asked for
      * some (dispatch/gs_family.h; kernels/common/gs_kernels.h for its
@@ -321,13 +328,48 @@ static inline void gs_problem_classify(gs_problem_t *p)
 }
 
 /* A cublasLtMatmul scaling contract (scales, AMAX_D, fast accumulation, a
- * C of another type): no family's can_implement reads those fields yet, so
- * dispatch and the tuner offer such a class to none (the shim forwards
- * these calls before dispatch; this keeps a class from a tune cache or a
- * signature file from reaching a family that would ignore them). */
+ * C of another type). Only a family that says it reads the contract
+ * (gs_family_t.reads_lt_contract: cuBLASLt's own algorithms) is offered
+ * such a class; dispatch and the tuner offer it to no other, so a class
+ * from a tune cache or a signature file never reaches a family that would
+ * ignore the contract. */
 static inline int gs_class_lt_scaled(const gs_class_t *c)
 {
     return c->lt_scales != 0 || c->lt_flags != 0;
+}
+
+static inline int gs_dtype_is_fp8(int32_t t)
+{
+    return t == GS_DT_E4M3 || t == GS_DT_E5M2;
+}
+
+/* FP8 operands (either one): offered, like a scaling contract, only to a
+ * family that reads the contract, whether or not the call set scales. */
+static inline int gs_class_fp8(const gs_class_t *c)
+{
+    return gs_dtype_is_fp8(c->a_type) || gs_dtype_is_fp8(c->b_type);
+}
+
+/* The FP8 subset cuBLASLt's own algorithms are tuned on (compat/gs_lt.h
+ * says which calls give it): a cublasLtMatmul of FP8 A and B (e4m3 or
+ * e5m2, not both e5m2), compute 32F, D bf16, fp16 or fp32, A's and B's
+ * scales none, per tensor (SCALAR_32F) or per row / column (OUTER_VEC_32F),
+ * fast accumulation on or off, nothing else of the contract (no C or D
+ * scale, no AMAX_D, C of D's type). What the family copies, and what the
+ * offline tuner's replay rebuilds. */
+static inline int gs_class_fp8_subset(const gs_class_t *c)
+{
+    const gs_scale_mode_t a = gs_lt_scale_of(c->lt_scales, GS_LT_SCALE_A),
+                          b = gs_lt_scale_of(c->lt_scales, GS_LT_SCALE_B);
+    const int a_ok = a == GS_SCALE_NONE || a == GS_SCALE_SCALAR_32F || a == GS_SCALE_OUTER_VEC_32F,
+              b_ok = b == GS_SCALE_NONE || b == GS_SCALE_SCALAR_32F || b == GS_SCALE_OUTER_VEC_32F;
+    return c->entry == GS_EP_LT_MATMUL && gs_dtype_is_fp8(c->a_type) &&
+           gs_dtype_is_fp8(c->b_type) && !(c->a_type == GS_DT_E5M2 && c->b_type == GS_DT_E5M2) &&
+           (c->c_type == GS_DT_BF16 || c->c_type == GS_DT_F16 || c->c_type == GS_DT_F32) &&
+           c->compute == GS_CT_F32 && a_ok && b_ok &&
+           gs_lt_scale_of(c->lt_scales, GS_LT_SCALE_C) == GS_SCALE_NONE &&
+           gs_lt_scale_of(c->lt_scales, GS_LT_SCALE_D) == GS_SCALE_NONE &&
+           !(c->lt_flags & ~(unsigned)GS_LT_FAST_ACCUM);
 }
 
 /* fp32 accumulation with 16-bit inputs: every spelling cuBLAS accepts for it. */

@@ -49,7 +49,8 @@ typedef struct gs_serving {
     int verify;              /* compare our result with cuBLAS's */
     gs_sig_t *ab_sig;        /* GEMMSHIM_MODE=ab: the signature whose turn this is */
     int described;           /* its class describes a valid call on a known handle (a
-                                cuBLASLt call beyond it: call->lt_unroutable says why) */
+                                cuBLASLt call beyond it: call->lt_unroutable says why,
+                                unless call->lt_algos_only) */
 
     /* the observers' own state for this call */
     gs_rec_sig_t *rec;       /* record: the call's signature record, NULL if none */

@@ -49,7 +49,10 @@ static unsigned long long capture_of(void *stream)
  * or at the forward (a fallback's forward follows its launch attempt, and
  * is not counted again). Ahead of timing in the list: the timing slot
  * takes the record. Invalid calls, and calls answered here, are no GEMM
- * to tune. */
+ * to tune. A cublasLtMatmul our kernels do not take is recorded with its
+ * reasons (not tunable), except the FP8 subset cuBLASLt's algorithms take:
+ * its class and per-call pointers describe it, so offline tuning rebuilds
+ * and tunes it (tunable, with or without tuning on here). */
 _Static_assert(sizeof ((gs_call_t *)0)->lt_unroutable <= GS_RECORD_WHY_MAX,
                "the record keeps a cuBLASLt call's every reason");
 
@@ -60,8 +63,8 @@ static void record_call(gs_serving_t *s)
         return;
     pthread_once(&once, gs_record_out_start);
     const gs_call_t *c = s->call;
-    s->rec = gs_record_call(&s->p.cls, c->lt && c->lt_unroutable[0] ? c->lt_unroutable : NULL,
-                            capture_of(s->stream));
+    const int beyond = c->lt && c->lt_unroutable[0] && !c->lt_algos_only;
+    s->rec = gs_record_call(&s->p.cls, beyond ? c->lt_unroutable : NULL, capture_of(s->stream));
 }
 
 static const gs_observer_t record_observer = {

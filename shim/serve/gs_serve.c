@@ -153,9 +153,24 @@ static void problem_of(const gs_call_t *c, const gs_handle_state_t *hs, gs_probl
         p->bias = c->bias;
         p->bias_type = gs_dtype_from_cuda(c->bias_type);
     }
+    p->scale_a = c->scale_a; /* per call, like the bias: never in the class */
+    p->scale_b = c->scale_b;
     p->lt_scales = c->lt_scales;
     p->lt_flags = c->lt_flags;
     gs_problem_classify(p);
+}
+
+/* What a cuBLAS handle would hold, as a cublasLtMatmul passes it per call. */
+static gs_handle_state_t lt_state(const gs_call_t *c)
+{
+    gs_handle_state_t hs = {c->lt_stream, c->lt_scalars_on_device, CUBLAS_DEFAULT_MATH, 0};
+    return hs;
+}
+
+void gs_problem_of_lt(const gs_call_t *c, gs_problem_t *p)
+{
+    const gs_handle_state_t hs = lt_state(c);
+    problem_of(c, &hs, p);
 }
 
 /* describe: the handle's state (cuBLASLt passes per call what a cuBLAS
@@ -168,9 +183,7 @@ static cublasStatus_t describe(const gs_call_t *c, gs_serving_t *s)
     gs_handle_state_t hs = {0, 0, 0, 0};
     cublasStatus_t hst = CUBLAS_STATUS_NOT_INITIALIZED;
     if (c->lt) {
-        hs.stream = c->lt_stream;
-        hs.scalars_on_device = c->lt_scalars_on_device;
-        hs.math_mode = CUBLAS_DEFAULT_MATH;
+        hs = lt_state(c);
         hst = CUBLAS_STATUS_SUCCESS;
     } else if (c->handle) {
         const gs_handle_getters_t g = handle_getters();
@@ -181,17 +194,37 @@ static cublasStatus_t describe(const gs_call_t *c, gs_serving_t *s)
     return hst;
 }
 
-/* check: 1 when the call was forwarded or answered (*out), 0 to go on. */
+/* A cublasLtMatmul our kernels do not take, forwarded: its reasons as
+ * listed, and under tuning, for an FP8 call that cuBLASLt's algorithms
+ * do not take either, what keeps it from them where the list does not
+ * say (into buf). */
+static const char *lt_forward_why(const gs_serving_t *s, char *buf, size_t size)
+{
+    const gs_call_t *c = s->call;
+    if (s->routing.tune == GS_TUNE_OFF || !c->lt_algos_why)
+        return c->lt_unroutable;
+    snprintf(buf, size, "%s; %s", c->lt_unroutable, c->lt_algos_why);
+    return buf;
+}
+
+/* check: 1 when the call was forwarded or answered (*out), 0 to go on. An
+ * FP8 call of the subset cuBLASLt's algorithms take goes on under tuning
+ * only (dispatch offers it to that family alone); with tuning off it is
+ * forwarded here with its reasons, as every cuBLASLt call our kernels do
+ * not take. */
 static int check(gs_serving_t *s, cublasStatus_t handle_status, gs_served_t *out)
 {
     const gs_call_t *c = s->call;
     const int valid = c->lt || gs_check_call(c) == CUBLAS_STATUS_SUCCESS;
     s->described = valid && handle_status == CUBLAS_STATUS_SUCCESS; /* mode off included */
+    const int algos_may = c->lt && c->lt_algos_only && s->routing.tune != GS_TUNE_OFF;
+    char lt_why[GS_LT_WHY_MAX + 64];
     const char *why = NULL;
     if (s->routing.mode == GS_MODE_OFF) {
         why = "GEMMSHIM_MODE=off";
-    } else if (c->lt && c->lt_unroutable[0]) { /* what it is not, cuBLASLt computes or judges */
-        why = c->lt_unroutable;
+    } else if (c->lt && c->lt_unroutable[0] && !algos_may) {
+        /* what it is not, cuBLASLt computes or judges */
+        why = lt_forward_why(s, lt_why, sizeof lt_why);
     } else if (!valid) {
         /* cuBLAS 13 dereferences a NULL alpha or beta and crashes the
          * application; the shim answers with the documented status instead. */

@@ -37,6 +37,11 @@ int gs_last_tuning(void);
 struct gs_lt_args;
 gs_served_t gs_serve_lt(const struct gs_lt_args *a);
 
+/* The problem a described cublasLtMatmul (compat/gs_lt.h) is served as,
+ * classified: what a family's can_implement, plan and run receive for it
+ * (tests/fake/test_lt_fp8_algos.c checks what cuBLASLt's algorithms make of it). */
+void gs_problem_of_lt(const gs_call_t *c, gs_problem_t *p);
+
 /* The body of every typed wrapper. */
 #define GS_SERVE_OR_FORWARD(call, lib, name, args)                \
     do {                                                          \

@@ -2,7 +2,9 @@
  *
  * For a call's class, the equivalent cublasLtMatmul (same types, compute
  * type with the handle's math mode folded in, transposes, batches, pointer
- * mode) is described once, and the real cuBLASLt heuristic is asked for its
+ * mode; for the FP8 subset of gs_lt.h also A's and B's scale modes and
+ * fast accumulation, the scale pointers set per call like the bias's)
+ * is described once, and the real cuBLASLt heuristic is asked for its
  * first GEMMSHIM_TUNE_LT_ALGOS algorithms with the call's real facts: the
  * operands' actual alignment (its default assumes 256 bytes), the reduction
  * schemes CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION allows, and a
@@ -14,6 +16,7 @@
  * cuBLASLt, on the call's stream, D = C in place. */
 #include "gs_lt_algos.h"
 #include "gs_class_map.h"
+#include "gs_compat.h"
 #include "gs_family.h"
 #include "gs_kernels.h"
 #include "gs_log.h"
@@ -106,7 +109,9 @@ typedef struct lt_sig {
     cudaDataType_t scale, at, bt, ct;
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t a, b, c;
-    pthread_mutex_t bias_lock; /* the BIAS epilogue's pointer is set on op per call */
+    pthread_mutex_t call_lock; /* the per-call pointers (the BIAS epilogue's, A's and B's
+                                  scales) are set on op for each call; held from there to
+                                  the end of cublasLtMatmul, which reads them */
     int n_algos;
     int have[SLOTS];
     cublasLtMatmulAlgo_t algo[SLOTS];
@@ -126,6 +131,8 @@ static cudaDataType_t cuda_type(int t)
     case GS_DT_F16: return CUDA_R_16F;
     case GS_DT_BF16: return CUDA_R_16BF;
     case GS_DT_F64: return CUDA_R_64F;
+    case GS_DT_E4M3: return CUDA_R_8F_E4M3;
+    case GS_DT_E5M2: return CUDA_R_8F_E5M2;
     default: return (cudaDataType_t)-1;
     }
 }
@@ -144,12 +151,20 @@ static int lt_compute(const gs_class_t *c)
     }
 }
 
+/* The scaling contract the family copies, exactly as cuBLASLt specifies
+ * it: the FP8 subset (gs_class_fp8_subset). A contract on other types
+ * (scales on bf16) is not copied: not taken. */
+static int contract_copied(const gs_class_t *c)
+{
+    return gs_class_fp8(c) ? gs_class_fp8_subset(c) : !gs_class_lt_scaled(c);
+}
+
 /* The calls this family takes: one GEMM or strided batches of it (no
  * pointer arrays; cublasLtMatmul's BIAS epilogue), types cuBLASLt runs with
- * fp32 scalars. */
+ * fp32 scalars, and the FP8 subset's contract. */
 static int eligible(const gs_class_t *c)
 {
-    if (c->entry == GS_EP_GEMMEX_BATCHED)
+    if (c->entry == GS_EP_GEMMEX_BATCHED || !contract_copied(c))
         return 0;
     if (c->bias_type != GS_DT_OTHER &&
         ((int)cuda_type(c->bias_type) < 0 || c->bias_type == GS_DT_F64 ||
@@ -203,6 +218,47 @@ static cublasLtHandle_t handle_for(int ordinal)
     return handles[ordinal];
 }
 
+/* Stands for a scale pointer while the heuristic is asked: it reads the
+ * descriptor on the host only, and sees a scale set where the call had
+ * one (a mode comes with its pointer); run sets the call's own pointer
+ * before every cublasLtMatmul. Never dereferenced, 256-byte aligned. */
+#define SCALE_STAND_IN ((const void *)(uintptr_t)0x100)
+
+/* A's or B's scale as the class has it: its mode (SCALAR_32F is the
+ * default, set only where the library knows the attribute) and a pointer
+ * standing in for the call's; 0, or -1 when the library refuses them. */
+static int copy_scale(cublasLtMatmulDesc_t op, gs_scale_mode_t m,
+                      cublasLtMatmulDescAttributes_t pointer, cublasLtMatmulDescAttributes_t mode)
+{
+    if (m == GS_SCALE_NONE)
+        return 0;
+    const int32_t lt = gs_scale_mode_to_lt(m);
+    const void *stand_in = SCALE_STAND_IN;
+    if (m != GS_SCALE_SCALAR_32F &&
+        fn.desc_set(op, mode, &lt, sizeof lt) != CUBLAS_STATUS_SUCCESS)
+        return -1;
+    return fn.desc_set(op, pointer, &stand_in, sizeof stand_in) == CUBLAS_STATUS_SUCCESS ? 0 : -1;
+}
+
+/* The FP8 contract on op: scale modes and fast accumulation as the call
+ * had them; 0, or -1 (the library does not know one: not described). */
+static int copy_contract(cublasLtMatmulDesc_t op, const gs_class_t *c)
+{
+    if (!gs_class_fp8(c))
+        return 0;
+    const int8_t fast = (c->lt_flags & GS_LT_FAST_ACCUM) ? 1 : 0;
+    if (fn.desc_set(op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast) !=
+        CUBLAS_STATUS_SUCCESS)
+        return -1;
+    return copy_scale(op, gs_lt_scale_of(c->lt_scales, GS_LT_SCALE_A),
+                      CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_A_SCALE_MODE) ||
+                   copy_scale(op, gs_lt_scale_of(c->lt_scales, GS_LT_SCALE_B),
+                              CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                              CUBLASLT_MATMUL_DESC_B_SCALE_MODE)
+               ? -1
+               : 0;
+}
+
 /* Builds s's descriptors and asks the heuristic. Under lock. */
 static void describe(lt_sig_t *s)
 {
@@ -233,6 +289,8 @@ static void describe(lt_sig_t *s)
         fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi);
         fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt);
     }
+    if (copy_contract(s->op, c))
+        return; /* a contract not copied would time another product */
     s->a = layout(s->at, c->trans_a ? c->k : c->m, c->trans_a ? c->m : c->k, c->lda, c->batch,
                   c->stride_a);
     s->b = layout(s->bt, c->trans_b ? c->n : c->k, c->trans_b ? c->k : c->n, c->ldb, c->batch,
@@ -293,7 +351,7 @@ static lt_sig_t *sig_of(const gs_class_t *c, const gs_device_t *d)
     if (slot && !found && (found = calloc(1, sizeof *found))) {
         found->key.cls = *c;
         found->key.ordinal = d->ordinal;
-        pthread_mutex_init(&found->bias_lock, NULL);
+        pthread_mutex_init(&found->call_lock, NULL);
         describe(found);
         gs_class_map_put(&sigs, slot, found);
     }
@@ -349,19 +407,32 @@ static int run(const gs_plan_t *pl, const gs_problem_t *p, const gs_device_t *d)
         return 1; /* cudaErrorInvalidValue: not a plan of ours; nothing enqueued */
     if (!gs_plan_workspace_ok(pl, p)) /* workspace_bytes: the flag bytes and ws */
         return GS_RUN_NO_WORKSPACE; /* nothing enqueued (dispatch/gs_family.h) */
+    const gs_class_t *c = &s->key.cls;
+    const int scale_a = gs_lt_scale_of(c->lt_scales, GS_LT_SCALE_A) != GS_SCALE_NONE,
+              scale_b = gs_lt_scale_of(c->lt_scales, GS_LT_SCALE_B) != GS_SCALE_NONE;
+    if ((scale_a && !p->scale_a) || (scale_b && !p->scale_b))
+        return 1; /* a problem without the scales its class says it has; nothing enqueued */
     cublasLtHandle_t h = handles[s->key.ordinal];
     const size_t ws = s->ws[pl->config];
     void *w = ws ? (char *)p->workspace + GS_WS_FLAG_BYTES : NULL;
-    const int bias = s->key.cls.bias_type != GS_DT_OTHER;
-    if (bias) { /* the shared descriptor holds one call's pointer at a time */
-        pthread_mutex_lock((pthread_mutex_t *)&s->bias_lock);
-        fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p->bias, sizeof p->bias);
-    }
-    const cublasStatus_t st = gs_real(GS_LIB_CUBLASLT)->cublasLtMatmul(
-        h, s->op, p->alpha, p->A, s->a, p->B, s->b, p->beta, p->C, s->c, p->C, s->c,
-        &s->algo[pl->config], w, ws, (cudaStream_t)p->stream);
+    const int bias = c->bias_type != GS_DT_OTHER, per_call = bias || scale_a || scale_b;
+    cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+    if (per_call) /* the shared descriptor holds one call's pointers at a time */
+        pthread_mutex_lock((pthread_mutex_t *)&s->call_lock);
     if (bias)
-        pthread_mutex_unlock((pthread_mutex_t *)&s->bias_lock);
+        st = fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p->bias, sizeof p->bias);
+    if (scale_a && st == CUBLAS_STATUS_SUCCESS)
+        st = fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &p->scale_a,
+                         sizeof p->scale_a);
+    if (scale_b && st == CUBLAS_STATUS_SUCCESS)
+        st = fn.desc_set(s->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &p->scale_b,
+                         sizeof p->scale_b);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = gs_real(GS_LIB_CUBLASLT)->cublasLtMatmul(
+            h, s->op, p->alpha, p->A, s->a, p->B, s->b, p->beta, p->C, s->c, p->C, s->c,
+            &s->algo[pl->config], w, ws, (cudaStream_t)p->stream);
+    if (per_call)
+        pthread_mutex_unlock((pthread_mutex_t *)&s->call_lock);
     return st == CUBLAS_STATUS_SUCCESS ? 0 : 719; /* cudaErrorLaunchFailure */
 }
 
@@ -407,6 +478,18 @@ static const char *config_text(const gs_problem_t *p, const gs_device_t *d, int 
     return buf;
 }
 
+/* cublasLtMatmulAlgoCheck on s's descriptor, which run may be setting a
+ * call's pointers on meanwhile: under the same lock. */
+static cublasStatus_t check_algo(const lt_sig_t *s, cublasLtHandle_t h,
+                                 const cublasLtMatmulAlgo_t *a,
+                                 cublasLtMatmulHeuristicResult_t *res)
+{
+    pthread_mutex_lock((pthread_mutex_t *)&s->call_lock);
+    const cublasStatus_t st = fn.algo_check(h, s->op, s->a, s->b, s->c, s->c, a, res);
+    pthread_mutex_unlock((pthread_mutex_t *)&s->call_lock);
+    return st;
+}
+
 static int config_from_text(const gs_problem_t *p, const gs_device_t *d, const char *text)
 {
     lt_sig_t *s = sig_of(&p->cls, d);
@@ -447,7 +530,7 @@ static int config_from_text(const gs_problem_t *p, const gs_device_t *d, const c
                !fn.cfg_set(&a, CUBLASLT_ALGO_CONFIG_STAGES_ID, &t.stages, sizeof t.stages) &&
                !fn.cfg_set(&a, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, &t.inner, sizeof t.inner) &&
                !fn.cfg_set(&a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &t.cluster, sizeof t.cluster) &&
-               !fn.algo_check(h, s->op, s->a, s->b, s->c, s->c, &a, &res) &&
+               !check_algo(s, h, &a, &res) &&
                res.workspaceSize + GS_WS_FLAG_BYTES <= gs_cfg()->workspace_cap) {
         s->algo[IMPORTED] = a;
         s->ws[IMPORTED] = res.workspaceSize;
@@ -470,6 +553,7 @@ const gs_family_t gs_family_cublaslt = {
     .run = run,
     .tuned_only = 1,
     .honours_sm_count_target = 1,
+    .reads_lt_contract = 1,
     .config_text = config_text,
     .config_from_text = config_from_text,
 };

@@ -111,6 +111,61 @@ lt() { # scenario; one call, expect success and exactly one record line
     expect_eq "$(grep -c . <<<"$sigs")" 4 "four signatures"
     # four distinct classes (the hex), not only four reasons
     expect_eq "$(cut -f2 <<<"$sigs" | sort -u | grep -c .)" 4 "four classes"
-    expect_eq "$(grep -c $'\ttunable=0\twhy=fp8 operands' <<<"$sigs")" 3 "the FP8 ones, not tunable"
+    # the FP8 subset cuBLASLt's algorithms take is tunable (offline tuning
+    # rebuilds it); the FP8 output with its D scale and AMAX_D is not
+    expect_eq "$(grep -c $'\ttunable=0\twhy=fp8 operands' <<<"$sigs")" 1 "fp8-out, not tunable"
+    expect_eq "$(grep -c $'\ttunable=1\t# cublasLtMatmul TN e[45]m[23],e4m3->bf16 ' <<<"$sigs")" 2 \
+        "tensorwise and rowwise, tunable"
     expect_contains "$sigs" $'\ttunable=1\t# cublasLtMatmul TN bf16,bf16->bf16 '
+}
+
+@test "FP8 Lt calls with tuning off (unset or off): forwarded as before" {
+    for tune in unset off; do
+        if [ $tune = off ]; then export GEMMSHIM_TUNE=off; else unset GEMMSHIM_TUNE; fi
+        for s in fp8-tensorwise fp8-rowwise fp8-out; do
+            lt "$s"
+            expect_contains "$stderr" "-> forward (fp8 operands;"
+            [[ "$stderr" != *"(fallback:"* && "$stderr" != *"tuned"* ]]
+        done
+    done
+}
+
+@test "FP8 Lt calls under tuning: the subset goes on to dispatch, the rest is forwarded with every reason" {
+    export GEMMSHIM_TUNE=online GEMMSHIM_TUNE_CACHE="$BATS_TEST_TMPDIR/fp8.cache"
+    # the simulated device tunes nothing: the prior (cuBLAS as called) serves it
+    for s in fp8-tensorwise fp8-rowwise; do
+        lt "$s"
+        expect_contains "$stderr" "-> forward (fp8: cuBLAS as called, or cuBLASLt's algorithms when tuned)"
+    done
+    # beyond the subset: the reasons as without tuning, and what keeps it from the algorithms
+    lt fp8-out
+    expect_contains "$stderr" "-> forward (fp8 operands; C and D types differ; scale modes A=SCALAR_32F B=SCALAR_32F; D scale set; AMAX_D set; fast accumulation on; D neither bf16, fp16 nor fp32)"
+    [[ "$stderr" != *"(fallback:"* ]]
+}
+
+@test "a tuned decision serves the FP8 subset with cuBLASLt's algorithm, under tuning only" {
+    D=$BATS_TEST_TMPDIR
+    export GEMMSHIM_RECORD="$D/fp8.sigs"
+    lt fp8-tensorwise
+    unset GEMMSHIM_RECORD
+    hex=$(awk -F'\t' '$1 == "sig" { print $2 }' "$D/fp8.sigs")
+    [ -n "$hex" ]
+    # the cache's header, as this machine writes it; then a decision for
+    # the class: the fake heuristic's first algorithm
+    GEMMSHIM_TUNE=online GEMMSHIM_TUNE_CACHE="$D/fp8.cache" lt bf16-tn
+    grep -q '^validator ' "$D/fp8.cache"
+    printf 'sig\t%s\tcublaslt\talgo=10,tile=20,stages=30,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=0\tgain=1.2000\tlo95=1.1000\tpairs=10\tms=1.000\tprior=cublas\tvs_prior=1.2000\t# test\n' \
+        "$hex" >> "$D/fp8.cache"
+    # routed to the family (which the simulated device does not launch:
+    # the call falls back to cuBLASLt, untouched)
+    GEMMSHIM_TUNE=cache GEMMSHIM_TUNE_CACHE="$D/fp8.cache" lt fp8-tensorwise
+    expect_contains "$stderr" "cublasLtMatmul TN e4m3,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 -> forward (fallback: cublaslt_h0 failed to launch)"
+    # the other FP8 class has no decision: the prior; beyond the subset: the reasons
+    GEMMSHIM_TUNE=cache GEMMSHIM_TUNE_CACHE="$D/fp8.cache" lt fp8-rowwise
+    expect_contains "$stderr" "-> forward (fp8: cuBLAS as called, or cuBLASLt's algorithms when tuned)"
+    GEMMSHIM_TUNE=cache GEMMSHIM_TUNE_CACHE="$D/fp8.cache" lt fp8-out
+    expect_contains "$stderr" "-> forward (fp8 operands; C and D types differ;"
+    # no tuning: as before, the cache unread
+    GEMMSHIM_TUNE_CACHE="$D/fp8.cache" lt fp8-tensorwise
+    expect_contains "$stderr" "-> forward (fp8 operands; scale modes A=SCALAR_32F B=SCALAR_32F; fast accumulation on)"
 }

@@ -150,8 +150,11 @@ PY
     expect_contains "$sigs" $'\ttunable=1\t# cublasLtMatmul TN bf16,bf16->bf16 compute=32F m=1024 n=512 k=768 batch=1 lda=768 ldb=768 ldc=1024 +bias(bf16)'
     expect_contains "$sigs" $'\ttunable=0\twhy=epilogue 2 not routed\t#'
     expect_contains "$sigs" $'\ttunable=0\twhy=C != D with beta != 0\t#'
-    expect_eq "$(grep -c $'\ttunable=0\t' <<<"$sigs")" 9 \
-        "relu, vector alpha, row-major, C != D, a-scale, per-batch bias, the three FP8 calls"
+    expect_eq "$(grep -c $'\ttunable=0\t' <<<"$sigs")" 7 \
+        "relu, vector alpha, row-major, C != D, a-scale, per-batch bias, the FP8 output"
+    # the FP8 subset cuBLASLt's algorithms take: tunable, its contract in its shape
+    expect_contains "$sigs" $'\ttunable=1\t# cublasLtMatmul TN e4m3,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 lda=768 ldb=768 ldc=1024 scale_A=SCALAR_32F scale_B=SCALAR_32F fast_accum'
+    expect_contains "$sigs" $'\ttunable=1\t# cublasLtMatmul TN e5m2,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 lda=768 ldb=768 ldc=1024 scale_A=OUTER_VEC_32F scale_B=OUTER_VEC_32F'
 }
 
 @test "record after fork: a worker that exits writes its own calls, the parent its own, none twice" {

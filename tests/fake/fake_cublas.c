@@ -6,10 +6,10 @@
  * by FAKE_CUBLAS_RECORD,
  *     <name> <param>=<hex bytes> <param>=<hex bytes> ...
  * (each parameter's bytes in memory order), and returns the status in
- * FAKE_CUBLAS_RETURN (default 0). A matmul descriptor the fake created is
- * followed by what it holds then, so tests see the descriptor the library
- * received: <param>.attrs=<attribute>:<hex bytes>,... (every attribute set
- * or defaulted, in attribute order). The handle functions keep a small state
+ * FAKE_CUBLAS_RETURN (default 0). A matmul descriptor or matrix layout the
+ * fake created is followed by what it holds then, so tests see the
+ * descriptors the library received: <param>.attrs=<attribute>:<hex
+ * bytes>,... (every attribute set or defaulted, in attribute order). The handle functions keep a small state
  * per handle, like cuBLAS; the getters the shim uses (GS_HELPER_FUNCS) fail
  * with NOT_INITIALIZED on a handle the fake did not create. */
 #include <cublas_api.h>
@@ -90,22 +90,23 @@ static cublasStatus_t fake_status(void)
 
 /* ---- the entry points, generated ---- */
 
-/* A matmul descriptor argument: its pointer, then its attributes (the
- * cuBLASLt half; the cuBLAS half takes none). */
-static void rec_desc_attrs(rec_t *r, const char *name, cublasLtMatmulDesc_t d);
+/* A matmul descriptor or layout argument: its pointer, then its
+ * attributes (the cuBLASLt half; the cuBLAS half takes none). */
+static void rec_attrs(rec_t *r, const char *name, const void *bag);
 
-static void rec_desc_arg(rec_t *r, const char *name, const void *p, size_t n)
+static void rec_bag_arg(rec_t *r, const char *name, const void *p, size_t n)
 {
     rec_arg(r, name, p, n);
-    cublasLtMatmulDesc_t d;
-    memcpy(&d, p, sizeof d);
-    rec_desc_attrs(r, name, d);
+    const void *bag;
+    memcpy(&bag, p, sizeof bag);
+    rec_attrs(r, name, bag);
 }
 
 #define FAKE_REC_ARG(x)                                                            \
     {                                                                              \
         __typeof__(x) fake_v_ = (x);                                               \
-        _Generic((x), cublasLtMatmulDesc_t: rec_desc_arg, default: rec_arg)(       \
+        _Generic((x), cublasLtMatmulDesc_t: rec_bag_arg,                           \
+                 cublasLtMatrixLayout_t: rec_bag_arg, default: rec_arg)(           \
             &fake_r_, #x, &fake_v_, sizeof fake_v_);                               \
     }
 
@@ -137,11 +138,11 @@ GS_ENTRY_POINTS(FAKE_ENTRY)
 
 #if defined(FAKE_LIB_CUBLAS)
 
-static void rec_desc_attrs(rec_t *r, const char *name, cublasLtMatmulDesc_t d)
+static void rec_attrs(rec_t *r, const char *name, const void *bag)
 {
     (void)r;
     (void)name;
-    (void)d;
+    (void)bag;
 }
 
 typedef struct fake_handle {
@@ -359,10 +360,10 @@ static cublasStatus_t attr_get(const fake_attrs_t *f, int magic, int attr, void 
 #define DESC_MAGIC 0x4d44
 #define LAYOUT_MAGIC 0x4c59
 
-static void rec_desc_attrs(rec_t *r, const char *name, cublasLtMatmulDesc_t d)
+static void rec_attrs(rec_t *r, const char *name, const void *bag)
 {
-    const fake_attrs_t *f = (const fake_attrs_t *)d;
-    if (!desc_track((fake_attrs_t *)f, 0) || f->magic != DESC_MAGIC)
+    const fake_attrs_t *f = (const fake_attrs_t *)bag;
+    if (!desc_track((fake_attrs_t *)f, 0) || (f->magic != DESC_MAGIC && f->magic != LAYOUT_MAGIC))
         return; /* not one of ours (the forwarding test's made-up values) */
     char key[64];
     snprintf(key, sizeof key, "%s.attrs", name);

@@ -119,22 +119,80 @@ int main(int argc, char **argv)
     q.a_type = q.b_type = q.c_type = GS_DT_BF16;
     gs_problem_classify(&q);
     CHECK_EQ_INT(n_ready(&q, &d), 3);
-    /* FP8 is not (yet): the family's own descriptor would carry none of
-     * the call's scales or fast accumulation; each FP8 type, mixed, and
-     * every output type, against the bf16 control just above */
+    /* FP8: the subset of compat/gs_lt.h is taken (e4m3 x e4m3, e5m2 x
+     * e4m3, e4m3 x e5m2 into bf16, fp16 or fp32; scales none, tensorwise
+     * or rowwise; fast accumulation on or off), against the bf16 control
+     * just above; e5m2 x e5m2 and an FP8 D are not */
     const gs_dtype_t fp8[] = {GS_DT_E4M3, GS_DT_E5M2};
-    const gs_dtype_t outs[] = {GS_DT_BF16, GS_DT_F16, GS_DT_F32, GS_DT_E4M3};
+    const gs_dtype_t outs[] = {GS_DT_BF16, GS_DT_F16, GS_DT_F32, GS_DT_E4M3, GS_DT_E5M2};
+    const unsigned modes[] = {GS_SCALE_NONE, GS_SCALE_SCALAR_32F, GS_SCALE_OUTER_VEC_32F};
     for (int a = 0; a < 2; ++a)
         for (int b = 0; b < 2; ++b)
-            for (int o = 0; o < 4; ++o) {
-                gs_problem_t r = q;
-                r.entry = GS_EP_LT_MATMUL;
-                r.a_type = fp8[a];
-                r.b_type = fp8[b];
-                r.c_type = outs[o];
-                gs_problem_classify(&r);
-                CHECK_EQ_INT(n_ready(&r, &d), 0);
-            }
+            for (int o = 0; o < 5; ++o)
+                for (int m = 0; m < 3; ++m)
+                    for (int fast = 0; fast < 2; ++fast) {
+                        gs_problem_t r = q;
+                        r.entry = GS_EP_LT_MATMUL;
+                        r.a_type = fp8[a];
+                        r.b_type = fp8[b];
+                        r.c_type = outs[o];
+                        r.lt_scales = modes[m] << GS_LT_SCALE_A | modes[2 - m] << GS_LT_SCALE_B;
+                        r.lt_flags = fast ? GS_LT_FAST_ACCUM : 0;
+                        gs_problem_classify(&r);
+                        const int taken = !(a && b) && o < 3;
+                        if (!CHECK(n_ready(&r, &d) == (taken ? 3 : 0)))
+                            fprintf(stderr, "    fp8 %d x %d -> %d, scales %x, fast %d\n",
+                                    (int)r.a_type, (int)r.b_type, (int)r.c_type, r.lt_scales,
+                                    fast);
+                    }
+    /* each feature beyond the subset, on a taken tensorwise call: refused */
+    gs_problem_t t8 = q;
+    t8.entry = GS_EP_LT_MATMUL;
+    t8.a_type = t8.b_type = GS_DT_E4M3;
+    t8.lt_scales = GS_SCALE_SCALAR_32F << GS_LT_SCALE_A | GS_SCALE_SCALAR_32F << GS_LT_SCALE_B;
+    gs_problem_classify(&t8);
+    CHECK_EQ_INT(n_ready(&t8, &d), 3);
+    struct {
+        const char *what;
+        unsigned scales, flags;
+        gs_compute_t compute;
+        gs_entry_t entry;
+    } beyond[] = {
+        {"VEC128_32F A", GS_SCALE_VEC128_32F << GS_LT_SCALE_A, 0, GS_CT_F32, GS_EP_LT_MATMUL},
+        {"BLK128x128_32F B", GS_SCALE_BLK128x128_32F << GS_LT_SCALE_B, 0, GS_CT_F32, GS_EP_LT_MATMUL},
+        {"MXFP8 A", GS_SCALE_VEC32_UE8M0 << GS_LT_SCALE_A, 0, GS_CT_F32, GS_EP_LT_MATMUL},
+        {"a mode not named", GS_SCALE_OTHER << GS_LT_SCALE_B, 0, GS_CT_F32, GS_EP_LT_MATMUL},
+        {"C scale", GS_SCALE_SCALAR_32F << GS_LT_SCALE_C, 0, GS_CT_F32, GS_EP_LT_MATMUL},
+        {"D scale", GS_SCALE_SCALAR_32F << GS_LT_SCALE_D, 0, GS_CT_F32, GS_EP_LT_MATMUL},
+        {"AMAX_D", 0, GS_LT_AMAX_D, GS_CT_F32, GS_EP_LT_MATMUL},
+        {"C of another type", 0, GS_LT_C_TYPE_DIFFERS | GS_DT_F16 << GS_LT_C_TYPE_SHIFT,
+         GS_CT_F32, GS_EP_LT_MATMUL},
+        {"pedantic compute", 0, 0, GS_CT_F32_PEDANTIC, GS_EP_LT_MATMUL},
+        {"TF32 compute", 0, 0, GS_CT_F32_TF32, GS_EP_LT_MATMUL},
+        {"not cublasLtMatmul", 0, 0, GS_CT_F32, GS_EP_GEMMEX},
+    };
+    for (size_t i = 0; i < sizeof beyond / sizeof beyond[0]; ++i) {
+        gs_problem_t r = t8;
+        r.lt_scales |= beyond[i].scales;
+        r.lt_flags |= beyond[i].flags;
+        r.compute = beyond[i].compute;
+        r.entry = beyond[i].entry;
+        gs_problem_classify(&r);
+        if (!CHECK(n_ready(&r, &d) == 0))
+            fprintf(stderr, "    taken with %s\n", beyond[i].what);
+    }
+    /* a contract on 16-bit operands (scales, fast accumulation): not copied */
+    gs_problem_t s16 = q;
+    s16.entry = GS_EP_LT_MATMUL;
+    s16.lt_scales = GS_SCALE_SCALAR_32F << GS_LT_SCALE_A;
+    gs_problem_classify(&s16);
+    CHECK_EQ_INT(n_ready(&s16, &d), 0);
+    s16.lt_scales = 0;
+    s16.lt_flags = GS_LT_FAST_ACCUM;
+    gs_problem_classify(&s16);
+    CHECK_EQ_INT(n_ready(&s16, &d), 0);
+    /* the family says it reads the contract: dispatch offers FP8 to it alone */
+    CHECK(f->reads_lt_contract);
     /* each class is asked once and keeps its list: another size, its own */
     setenv("FAKE_LT_ALGOS", "5", 1);
     q = fp32_nn(1000, 1000, 1001);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|direct|faults|load|plugin|tune|tune_from|tune_seq BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|lt_fp8|direct|faults|load|plugin|tune|tune_from|tune_seq BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -72,6 +72,38 @@ case $what in
     routed=$(grep -Ec -- 'cublasLtMatmul .* -> (pingpong|sgemm_warptile|skinny)' "$log")
     bias=$(grep -Ec -- 'cublasLtMatmul .* \+bias -> (pingpong|sgemm_warptile|skinny)' "$log")
     echo "lt: $routed cublasLtMatmul signatures routed ($bias with the BIAS epilogue), no fallback"
+    ;;
+  lt_fp8)
+    # FP8 cublasLtMatmul (tensorwise and rowwise scales, fast accumulation
+    # on and off, bf16 out, one with a bias) tuned online over cuBLASLt's
+    # own algorithms, every call the tuner routes verified against cuBLASLt
+    # as called: each checked result within tolerance of an fp32 host
+    # reference (the program), a decision logged per signature, cuBLASLt's
+    # algorithms among the candidates, none dropped or failed, no mismatch
+    cache=$logdir/lt_fp8.cache
+    rm -f "$cache"
+    out=$(GEMMSHIM_TUNE=online GEMMSHIM_TUNE_SHARE=0 GEMMSHIM_TUNE_CACHE=$cache \
+          GEMMSHIM_MODE=verify GEMMSHIM_VERIFY_FAIL=exit run "$bin/test_lt_fp8" 2>&1); rc=$?
+    [ $rc -ne 77 ] || { echo "$out"; exit 77; }
+    echo "$out" | grep -E '^(ok|FAIL|SKIP|skipped|test_lt_fp8|verify)'
+    grep -E 'tune: ' "$log" | sed 's/^/  /'
+    [ $rc -eq 0 ] || { echo "FAIL: test_lt_fp8: rc=$rc"; tail -30 "$log"; exit 1; }
+    no_fallback
+    sigs=$(echo "$out" | sed -n 's/^test_lt_fp8: \([0-9]*\) signatures$/\1/p')
+    [ -n "$sigs" ] && [ "$sigs" -ge 3 ] || { echo "FAIL: the program ran no signatures"; exit 1; }
+    decided=$(grep -c 'tune: cublasLtMatmul e[45]m[23].* -> ' "$log")
+    [ "$decided" -eq "$sigs" ] ||
+      { echo "FAIL: $decided tuning decisions logged for $sigs signatures"; exit 1; }
+    grep -q 'tune:   .* cublaslt/algo=' "$log" ||
+      { echo "FAIL: no cuBLASLt algorithm was a candidate"; exit 1; }
+    ! grep -Eq 'tune: .*candidate cublaslt/.* (dropped|failed to run)' "$log" ||
+      { echo "FAIL: a cuBLASLt algorithm differed from the call as made, or failed:";
+        grep -E 'candidate cublaslt/.* (dropped|failed)' "$log"; exit 1; }
+    if { echo "$out"; cat "$log"; } | grep -Eq 'verify: .* [1-9][0-9]* mismatches'; then
+      echo "FAIL: verify found mismatches"; exit 1
+    fi
+    won=$(grep 'tune: cublasLtMatmul e[45]m[23].* -> ' "$log" | grep -cv '(the prior kept)')
+    echo "lt_fp8: $sigs signatures decided ($won by a cuBLASLt algorithm), no candidate dropped, no mismatch"
     ;;
   hsweep)
     # every pingpong configuration, each forced in turn over a full sweep

@@ -4,7 +4,8 @@
  * signature file read and merged; the cache's verdicts, the facts compared
  * and the summary. The calls are those the recording fake's programs make
  * (tests/fake/sample_calls.c, lt_calls.c) and their variations over every
- * field of the class. Pure host code: no GPU, no cuBLAS library. */
+ * field of the class, the FP8 subset's scales and fast accumulation among
+ * them. Pure host code: no GPU, no cuBLAS library. */
 #include "gs_class_hex.h"
 #include "gs_compat.h"
 #include "gs_replay_cache.h"
@@ -68,6 +69,15 @@ static gs_class_t describe(const gs_replay_args_t *a, int compute_type, const pt
         q.bias = p->bias;
         q.bias_type = gs_dtype_from_cuda(a->bias_type);
     }
+    /* gs_lt_describe's scaling contract: a mode with its pointer set, fast
+     * accumulation on FP8 operands */
+    const int fp8 = gs_dtype_is_fp8(q.a_type) || gs_dtype_is_fp8(q.b_type);
+    if (lt && fp8 && a->scale_mode_a >= 0)
+        q.lt_scales |= (unsigned)gs_scale_mode_from_lt(a->scale_mode_a) << GS_LT_SCALE_A;
+    if (lt && fp8 && a->scale_mode_b >= 0)
+        q.lt_scales |= (unsigned)gs_scale_mode_from_lt(a->scale_mode_b) << GS_LT_SCALE_B;
+    if (lt && fp8 && a->fast_accum)
+        q.lt_flags |= GS_LT_FAST_ACCUM;
     gs_problem_classify(&q);
     return q.cls;
 }
@@ -119,7 +129,19 @@ static gs_replay_args_t args(gs_entry_t e, int is_64, int ta, int tb, int64_t m,
     a.c_type = c;
     a.math_mode = CUBLAS_DEFAULT_MATH;
     a.alpha = 1.0f;
+    a.scale_mode_a = a.scale_mode_b = -1; /* no scale pointers */
     return a;
+}
+
+/* An FP8 call's scales (cuBLASLt's modes, -1: none) and fast accumulation. */
+static void scaled(gs_replay_args_t *a, cudaDataType at, cudaDataType bt, int32_t mode_a,
+                   int32_t mode_b, int fast)
+{
+    a->a_type = at;
+    a->b_type = bt;
+    a->scale_mode_a = mode_a;
+    a->scale_mode_b = mode_b;
+    a->fast_accum = (int8_t)fast;
 }
 
 static void batched(gs_replay_args_t *a, int64_t batch)
@@ -130,7 +152,7 @@ static void batched(gs_replay_args_t *a, int64_t batch)
     a->stride_c = a->ldc * a->n;
 }
 
-enum { N_CALLS = 24 };
+enum { N_CALLS = 28 };
 
 static int make_calls(call_t *c)
 {
@@ -219,6 +241,21 @@ static int make_calls(call_t *c)
     ADD("gemmex k = 0", .a = args(GS_EP_GEMMEX, 0, 0, 0, 64, 64, 0, CUDA_R_32F, CUDA_R_32F),
         .compute_type = CUBLAS_COMPUTE_32F, .beta = 1.0f);
     c[n - 1].a.lda = 64, c[n - 1].a.ldb = 1;
+    /* the FP8 subset cuBLASLt's algorithms are tuned on: lt_calls'
+     * torch._scaled_mm calls (tensorwise, fast accumulation; rowwise e5m2 x
+     * e4m3), and one scale only, with a bias, into fp16 */
+    ADD("lt fp8 tensorwise fast", .a = args(GS_EP_LT_MATMUL, 0, 1, 0, 1024, 512, 768, CUDA_R_8F_E4M3, CUDA_R_16BF),
+        .compute_type = CUBLAS_COMPUTE_32F);
+    scaled(&c[n - 1].a, CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F,
+           CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, 1);
+    ADD("lt fp8 rowwise e5m2 x e4m3", .a = args(GS_EP_LT_MATMUL, 0, 1, 0, 1024, 512, 768, CUDA_R_8F_E5M2, CUDA_R_16BF),
+        .compute_type = CUBLAS_COMPUTE_32F);
+    scaled(&c[n - 1].a, CUDA_R_8F_E5M2, CUDA_R_8F_E4M3, CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F,
+           CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, 0);
+    ADD("lt fp8 e4m3 x e5m2, A scaled, fp16 bias", .a = args(GS_EP_LT_MATMUL, 0, 1, 0, 256, 64, 512, CUDA_R_8F_E4M3, CUDA_R_16F),
+        .compute_type = CUBLAS_COMPUTE_32F);
+    scaled(&c[n - 1].a, CUDA_R_8F_E4M3, CUDA_R_8F_E5M2, CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, -1, 0);
+    c[n - 1].a.bias = 1, c[n - 1].a.bias_type = CUDA_R_16F, c[n - 1].off[3] = 0;
 #undef ADD
     return n;
 }
@@ -285,6 +322,11 @@ static void every_call_round_trips(void)
         CHECK_EQ_INT(a.off_b, calls[i].off[1]);
         CHECK_EQ_INT(a.off_c, calls[i].off[2]);
         CHECK_EQ_INT(a.off_bias, calls[i].off[3]);
+        CHECK_EQ_INT(a.a_type, calls[i].a.a_type);
+        CHECK_EQ_INT(a.b_type, calls[i].a.b_type);
+        CHECK_EQ_INT(a.scale_mode_a, calls[i].a.scale_mode_a);
+        CHECK_EQ_INT(a.scale_mode_b, calls[i].a.scale_mode_b);
+        CHECK_EQ_INT(a.fast_accum, calls[i].a.fast_accum);
     }
 }
 
@@ -330,6 +372,19 @@ static void spellings(void)
         }
         if (!strcmp(name, "gemmex k = 0"))
             CHECK_EQ_INT(a.bytes_a, 0);
+        /* one byte an element; a factor per tensor, or per row of op(A)
+         * and column of op(B) */
+        if (!strcmp(name, "lt fp8 tensorwise fast")) {
+            CHECK_EQ_INT(a.bytes_a, 768 * 1024);
+            CHECK_EQ_INT(a.bytes_scale_a, 4);
+            CHECK_EQ_INT(a.bytes_scale_b, 4);
+        }
+        if (!strcmp(name, "lt fp8 rowwise e5m2 x e4m3")) {
+            CHECK_EQ_INT(a.bytes_scale_a, 1024 * 4);
+            CHECK_EQ_INT(a.bytes_scale_b, 512 * 4);
+        }
+        if (!strcmp(name, "lt fp8 e4m3 x e5m2, A scaled, fp16 bias"))
+            CHECK_EQ_INT(a.bytes_scale_b, 0);
     }
 }
 
@@ -351,17 +406,35 @@ static void refusals(void)
     CHECK_CONTAINS(gs_replay_args_of(&c, &a), "fp64");
     c = base, c.a_type = c.b_type = GS_DT_OTHER;
     CHECK_CONTAINS(gs_replay_args_of(&c, &a), "element type");
-    /* FP8, and any cuBLASLt scaling contract: the replay makes no scales */
-    c = base, c.entry = GS_EP_LT_MATMUL, c.a_type = c.b_type = GS_DT_E4M3;
-    CHECK_CONTAINS(gs_replay_args_of(&c, &a), "fp8");
-    c = base, c.entry = GS_EP_LT_MATMUL, c.a_type = GS_DT_E5M2, c.b_type = GS_DT_E4M3;
-    CHECK_CONTAINS(gs_replay_args_of(&c, &a), "fp8");
+    /* FP8: the subset cuBLASLt's algorithms are tuned on is rebuilt (the
+     * controls), every feature beyond it refused; a contract on 16-bit
+     * types is never tuned */
+    gs_class_t fp8 = base;
+    fp8.entry = GS_EP_LT_MATMUL, fp8.a_type = fp8.b_type = GS_DT_E4M3;
+    CHECK(gs_replay_args_of(&fp8, &a) == NULL);
+    fp8.lt_scales = GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_A | GS_SCALE_SCALAR_32F << GS_LT_SCALE_B;
+    fp8.lt_flags = GS_LT_FAST_ACCUM;
+    CHECK(gs_replay_args_of(&fp8, &a) == NULL);
+    c = fp8, c.a_type = c.b_type = GS_DT_E5M2;
+    CHECK_CONTAINS(gs_replay_args_of(&c, &a), "beyond the subset");
+    c = fp8, c.c_type = GS_DT_E4M3;
+    CHECK_CONTAINS(gs_replay_args_of(&c, &a), "beyond the subset");
+    c = fp8, c.lt_scales = GS_SCALE_VEC128_32F << GS_LT_SCALE_A;
+    CHECK_CONTAINS(gs_replay_args_of(&c, &a), "beyond the subset");
+    c = fp8, c.lt_scales |= GS_SCALE_SCALAR_32F << GS_LT_SCALE_D;
+    CHECK_CONTAINS(gs_replay_args_of(&c, &a), "beyond the subset");
+    c = fp8, c.lt_flags |= GS_LT_AMAX_D;
+    CHECK_CONTAINS(gs_replay_args_of(&c, &a), "beyond the subset");
+    c = fp8, c.entry = GS_EP_GEMMEX;
+    CHECK_CONTAINS(gs_replay_args_of(&c, &a), "beyond the subset");
     c = base, c.entry = GS_EP_LT_MATMUL;
     CHECK(gs_replay_args_of(&c, &a) == NULL); /* the control: a plain bf16 cublasLtMatmul */
     c.lt_flags = GS_LT_FAST_ACCUM;
     CHECK_CONTAINS(gs_replay_args_of(&c, &a), "cuBLASLt scaling");
     c = base, c.entry = GS_EP_LT_MATMUL, c.lt_scales = GS_SCALE_SCALAR_32F << GS_LT_SCALE_A;
     CHECK_CONTAINS(gs_replay_args_of(&c, &a), "cuBLASLt scaling");
+    c = base, c.entry = GS_EP_LT_MATMUL, c.c_type = GS_DT_E4M3;
+    CHECK_CONTAINS(gs_replay_args_of(&c, &a), "FP8 D");
     c = base, c.compute = GS_CT_OTHER, c.scalar_type = GS_DT_OTHER;
     CHECK_CONTAINS(gs_replay_args_of(&c, &a), "compute type");
     c = base, c.b_type = GS_DT_F16;

@@ -106,6 +106,41 @@ static void pick_algo(gs_replay_gpu_t *g, gs_replay_call_t *c)
     cublasLtMatmulPreferenceDestroy(pref);
 }
 
+/* One matrix's scale of the FP8 subset: its mode (SCALAR_32F, cuBLASLt's
+ * default, set too: a recorded call's mode is what its class says) and
+ * pointer; nothing for a matrix without one. */
+static cublasStatus_t set_scale(cublasLtMatmulDesc_t d, int32_t mode, const void *ptr,
+                                cublasLtMatmulDescAttributes_t mode_attr,
+                                cublasLtMatmulDescAttributes_t ptr_attr)
+{
+    if (mode < 0)
+        return CUBLAS_STATUS_SUCCESS;
+    cublasStatus_t st = cublasLtMatmulDescSetAttribute(d, mode_attr, &mode, sizeof mode);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulDescSetAttribute(d, ptr_attr, &ptr, sizeof ptr);
+    return st;
+}
+
+/* The FP8 subset's contract on c's descriptor: A's and B's scales, fast
+ * accumulation (set either way, as torch._scaled_mm does). */
+static cublasStatus_t prepare_fp8(gs_replay_call_t *c, char *why, size_t why_size)
+{
+    const gs_replay_args_t *a = c->a;
+    const int fp8 = a->a_type == CUDA_R_8F_E4M3 || a->a_type == CUDA_R_8F_E5M2;
+    if (!fp8)
+        return CUBLAS_STATUS_SUCCESS;
+    TRY("A's scale", set_scale(c->desc, a->scale_mode_a, c->ops.scale_a,
+                               CUBLASLT_MATMUL_DESC_A_SCALE_MODE,
+                               CUBLASLT_MATMUL_DESC_A_SCALE_POINTER));
+    TRY("B's scale", set_scale(c->desc, a->scale_mode_b, c->ops.scale_b,
+                               CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
+                               CUBLASLT_MATMUL_DESC_B_SCALE_POINTER));
+    TRY("fast accumulation",
+        cublasLtMatmulDescSetAttribute(c->desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &a->fast_accum,
+                                       sizeof a->fast_accum));
+    return CUBLAS_STATUS_SUCCESS;
+}
+
 static cublasStatus_t prepare_lt(gs_replay_gpu_t *g, gs_replay_call_t *c, char *why,
                                  size_t why_size)
 {
@@ -140,6 +175,9 @@ static cublasStatus_t prepare_lt(gs_replay_gpu_t *g, gs_replay_call_t *c, char *
             cublasLtMatmulDescSetAttribute(c->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
                                            &bias_type, sizeof bias_type));
     }
+    const cublasStatus_t st = prepare_fp8(c, why, why_size);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return st;
     const int opa = a->transa == CUBLAS_OP_T, opb = a->transb == CUBLAS_OP_T;
     TRY("A's layout", layout(&c->la, a->a_type, opa ? a->k : a->m, opa ? a->m : a->k, a->lda,
                              batch, a->stride_a));

@@ -10,8 +10,22 @@ static int cuda_type(int32_t t, cudaDataType *out)
     case GS_DT_F32: *out = CUDA_R_32F; return 0;
     case GS_DT_F16: *out = CUDA_R_16F; return 0;
     case GS_DT_BF16: *out = CUDA_R_16BF; return 0;
+    case GS_DT_E4M3: *out = CUDA_R_8F_E4M3; return 0;
+    case GS_DT_E5M2: *out = CUDA_R_8F_E5M2; return 0;
     default: return -1;
     }
+}
+
+/* One matrix's scale in the FP8 subset: its mode as cuBLASLt spells it
+ * (-1 for none) and its vector's bytes (`outer` factors when rowwise). */
+static void scale_of(gs_scale_mode_t m, int64_t outer, int32_t *mode, size_t *bytes)
+{
+    *mode = m == GS_SCALE_SCALAR_32F     ? CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F
+            : m == GS_SCALE_OUTER_VEC_32F ? CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F
+                                          : -1;
+    *bytes = m == GS_SCALE_SCALAR_32F      ? sizeof(float)
+             : m == GS_SCALE_OUTER_VEC_32F ? (size_t)outer * sizeof(float)
+                                           : 0;
 }
 
 /* The offset from a 256-byte boundary that gives a pointer the alignment
@@ -147,15 +161,18 @@ const char *gs_replay_args_of(const gs_class_t *c, gs_replay_args_t *a)
         return "an entry point this replay does not know";
     if (c->a_type == GS_DT_F64 || c->c_type == GS_DT_F64)
         return "fp64 (never routed)";
-    if (c->a_type == GS_DT_E4M3 || c->a_type == GS_DT_E5M2 || c->b_type == GS_DT_E4M3 ||
-        c->b_type == GS_DT_E5M2 || gs_class_lt_scaled(c))
-        return "fp8 or cuBLASLt scaling (never routed; the replay makes no scales)";
+    const int fp8 = gs_class_fp8(c);
+    if (fp8 ? !gs_class_fp8_subset(c) : gs_class_lt_scaled(c))
+        return "fp8 or cuBLASLt scaling beyond the subset cuBLASLt's algorithms are tuned on "
+               "(never routed)";
+    if (gs_dtype_is_fp8(c->c_type))
+        return "a class that no call gives (an FP8 D from 16-bit operands)";
     if (cuda_type(c->a_type, &a->a_type) || cuda_type(c->b_type, &a->b_type) ||
         cuda_type(c->c_type, &a->c_type))
         return "an element type the class does not name (int8, complex, ...)";
     if (c->scalar_type != GS_DT_F32 || compute_of(c->compute, &a->compute))
         return "a compute type the class does not name (16F, 64F, 32I, ...)";
-    if (c->a_type != c->b_type)
+    if (c->a_type != c->b_type && !fp8)
         return "a class that no call gives (A and B of different types)";
     if (sgemm && (c->a_type != GS_DT_F32 || c->c_type != GS_DT_F32))
         return "a class that no call gives (cublasSgemm with other types)";
@@ -194,6 +211,13 @@ const char *gs_replay_args_of(const gs_class_t *c, gs_replay_args_t *a)
     if (sgemm && sgemm_math_of(c->compute, &mode))
         return "a class that no call gives (cublasSgemm with FAST_16BF compute)";
     a->math_mode = (cublasMath_t)((unsigned)mode | c->math_flags);
+    /* rowwise: one factor per row of op(A), per column of op(B); a vector
+     * per batch allowed for (more than a batch-shared one needs) */
+    scale_of(gs_lt_scale_of(c->lt_scales, GS_LT_SCALE_A), c->m * c->batch, &a->scale_mode_a,
+             &a->bytes_scale_a);
+    scale_of(gs_lt_scale_of(c->lt_scales, GS_LT_SCALE_B), c->n * c->batch, &a->scale_mode_b,
+             &a->bytes_scale_b);
+    a->fast_accum = (c->lt_flags & GS_LT_FAST_ACCUM) ? 1 : 0;
     const char *why = scalars_of(c, a);
     return why ? why : operands_of(c, a);
 }

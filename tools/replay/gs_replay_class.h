@@ -34,6 +34,12 @@ typedef struct gs_replay_args {
     int sm_count_target;         /* cublasSetSmCountTarget; 0: every SM */
     int bias;                    /* cublasLtMatmul's BIAS epilogue */
     cudaDataType bias_type;
+    /* The FP8 subset (gs_class_fp8_subset): A's and B's scale modes as
+     * cuBLASLt spells them (-1: no scale pointer set), fast accumulation,
+     * and the scale vectors' bytes (4: one factor; 4 m or 4 n: rowwise). */
+    int32_t scale_mode_a, scale_mode_b;
+    int8_t fast_accum;
+    size_t bytes_scale_a, bytes_scale_b;
     /* Where each pointer lies: its offset from a 256-byte boundary, which
      * gives it the recorded alignment; GS_REPLAY_NULL for NULL. */
     uint32_t off_a, off_b, off_c, off_bias, off_alpha, off_beta;

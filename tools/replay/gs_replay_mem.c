@@ -56,6 +56,36 @@ static uint16_t half_of(float v)
     return (uint16_t)(sign | exp << 10 | mant);
 }
 
+/* FP8 bits of v (mbits mantissa bits, exponent bias `bias`), exact for the
+ * tile's values: 0 and +-j/8, whose 3 significant bits e4m3 keeps, and
+ * e5m2 too (j/8 for j = 1..8 needs at most 2 bits after the leading one). */
+static uint8_t fp8_of(float v, int mbits, int bias)
+{
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    const uint32_t sign = (b >> 24) & 0x80u;
+    if (!(b & 0x7fffffffu))
+        return (uint8_t)sign;
+    const uint32_t exp = ((b >> 23) & 0xffu) - 127u + (uint32_t)bias,
+                   mant = (b >> (23 - mbits)) & ((1u << mbits) - 1u);
+    return (uint8_t)(sign | exp << mbits | mant);
+}
+
+/* The bits of v in type t (its size es), into dst. */
+static void put(unsigned char *dst, float v, gs_dtype_t t, size_t es)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    if (es == 4) {
+        memcpy(dst, &bits, 4);
+    } else if (es == 2) {
+        const uint16_t h = t == GS_DT_BF16 ? (uint16_t)(bits >> 16) : half_of(v);
+        memcpy(dst, &h, 2);
+    } else {
+        *dst = t == GS_DT_E4M3 ? fp8_of(v, 3, 7) : fp8_of(v, 2, 15);
+    }
+}
+
 /* The device tile of type t: values j/8, j uniform in -8..8, exact in every
  * type, whose sums over any k stay far inside fp16's range. */
 static const void *tile_of(gs_replay_mem_t *m, gs_dtype_t t)
@@ -71,10 +101,7 @@ static const void *tile_of(gs_replay_mem_t *m, gs_dtype_t t)
     uint64_t x = 0x9E3779B97F4A7C15ull ^ (uint64_t)t;
     for (size_t i = 0; i < TILE_BYTES / es; ++i) {
         const float v = (float)((int)(next_random(&x) % 17) - 8) / 8.0f;
-        uint32_t bits;
-        memcpy(&bits, &v, sizeof bits);
-        const uint16_t h = t == GS_DT_BF16 ? (uint16_t)(bits >> 16) : half_of(v);
-        memcpy(host + i * es, es == 4 ? (const void *)&bits : (const void *)&h, es);
+        put(host + i * es, v, t, es);
     }
     void *dev = NULL;
     if (cudaMalloc(&dev, TILE_BYTES) != cudaSuccess ||
@@ -110,7 +137,20 @@ static cudaError_t fill(gs_replay_mem_t *m, void *dst, size_t bytes, gs_dtype_t 
 /* The element types a rebuilt call has (gs_replay_args_of). */
 static gs_dtype_t dtype_of(cudaDataType t)
 {
-    return t == CUDA_R_32F ? GS_DT_F32 : t == CUDA_R_16F ? GS_DT_F16 : GS_DT_BF16;
+    switch (t) {
+    case CUDA_R_32F: return GS_DT_F32;
+    case CUDA_R_16F: return GS_DT_F16;
+    case CUDA_R_8F_E4M3: return GS_DT_E4M3;
+    case CUDA_R_8F_E5M2: return GS_DT_E5M2;
+    default: return GS_DT_BF16;
+    }
+}
+
+/* A scale vector's offset: none without one, else on a 256-byte boundary
+ * (the class keeps no scale's alignment; cuBLASLt's vectors want 16). */
+static uint32_t scale_off(size_t bytes)
+{
+    return bytes ? 0 : GS_REPLAY_NULL;
 }
 
 /* The arena holds at least `need` bytes: 0, or -1. */
@@ -135,9 +175,31 @@ size_t gs_replay_mem_need(const gs_replay_args_t *a)
     const size_t scalar = sizeof(float);
     return slot_bytes(a->off_a, a->bytes_a) + slot_bytes(a->off_b, a->bytes_b) +
            slot_bytes(a->off_c, a->bytes_c) + slot_bytes(a->off_bias, a->bytes_bias) +
+           slot_bytes(scale_off(a->bytes_scale_a), a->bytes_scale_a) +
+           slot_bytes(scale_off(a->bytes_scale_b), a->bytes_scale_b) +
            (a->scalars_on_device ? slot_bytes(a->off_alpha, scalar) +
                                        slot_bytes(a->off_beta, scalar)
                                  : 0);
+}
+
+/* The FP8 subset's scale factors: positive values j/8, j = 1..8 (a zero
+ * factor would leave nothing of the product to compare), copied from
+ * *host, which the caller frees once the stream has them. */
+static cudaError_t scale_factors(gs_replay_mem_t *m, const gs_replay_ops_t *o,
+                                 const gs_replay_args_t *a, float **host)
+{
+    const size_t most = a->bytes_scale_a > a->bytes_scale_b ? a->bytes_scale_a : a->bytes_scale_b;
+    float *f = *host = malloc(most);
+    if (!f)
+        return cudaErrorMemoryAllocation;
+    for (size_t i = 0; i < most / sizeof *f; ++i)
+        f[i] = (float)(1 + (i * 5) % 8) / 8.0f;
+    cudaError_t e = cudaSuccess;
+    if (a->bytes_scale_a)
+        e = cudaMemcpyAsync(o->scale_a, f, a->bytes_scale_a, cudaMemcpyHostToDevice, m->stream);
+    if (!e && a->bytes_scale_b)
+        e = cudaMemcpyAsync(o->scale_b, f, a->bytes_scale_b, cudaMemcpyHostToDevice, m->stream);
+    return e;
 }
 
 int gs_replay_mem_place(gs_replay_mem_t *m, const gs_replay_args_t *a, gs_replay_ops_t *o,
@@ -156,6 +218,8 @@ int gs_replay_mem_place(gs_replay_mem_t *m, const gs_replay_args_t *a, gs_replay
     o->B = take(&p, a->off_b, a->bytes_b);
     o->C = take(&p, a->off_c, a->bytes_c);
     o->bias = take(&p, a->off_bias, a->bytes_bias);
+    o->scale_a = take(&p, scale_off(a->bytes_scale_a), a->bytes_scale_a);
+    o->scale_b = take(&p, scale_off(a->bytes_scale_b), a->bytes_scale_b);
     if (dev_scalars) {
         o->alpha = take(&p, a->off_alpha, scalar);
         o->beta = take(&p, a->off_beta, scalar);
@@ -174,6 +238,9 @@ int gs_replay_mem_place(gs_replay_mem_t *m, const gs_replay_args_t *a, gs_replay
         e = fill(m, o->C, a->bytes_c, dtype_of(a->c_type));
     if (!e)
         e = fill(m, o->bias, a->bytes_bias, dtype_of(a->bias_type));
+    float *factors = NULL;
+    if (!e && (a->bytes_scale_a || a->bytes_scale_b))
+        e = scale_factors(m, o, a, &factors);
     if (!e && dev_scalars)
         e = cudaMemcpyAsync((void *)o->alpha, &a->alpha, scalar, cudaMemcpyHostToDevice,
                             m->stream);
@@ -182,6 +249,7 @@ int gs_replay_mem_place(gs_replay_mem_t *m, const gs_replay_args_t *a, gs_replay
                             m->stream);
     if (!e)
         e = cudaStreamSynchronize(m->stream);
+    free(factors); /* copied: the stream is synchronized, or failed */
     if (e) {
         cudaGetLastError();
         snprintf(why, why_size, "filling its operands failed: %s", cudaGetErrorString(e));

@@ -17,6 +17,7 @@
 typedef struct gs_replay_ops {
     void *A, *B, *C, *bias;
     const void *alpha, *beta;
+    void *scale_a, *scale_b;      /* the FP8 subset's scale factors; NULL: none */
 } gs_replay_ops_t;
 
 typedef struct gs_replay_mem {
@@ -24,7 +25,7 @@ typedef struct gs_replay_mem {
     cudaStream_t stream;
     char *base;                   /* the device arena */
     size_t cap;
-    void *tile[5];                /* per gs_dtype_t: a device tile of random values */
+    void *tile[GS_DT_E5M2 + 1];   /* per gs_dtype_t: a device tile of random values */
     struct gs_replay_mem *tiles_from; /* where the tiles are kept when not NULL: arenas
                                          of one sequence share them (gs_seq_graph.c) */
     _Alignas(256) unsigned char host[512]; /* host alpha, then host beta */
