@@ -4,6 +4,7 @@
  * summary at exit gives calls and GPU-time share per route. Lines go
  * through the sink (gs_sink.c); ab report files are gs_report.c's. */
 #include "gs_log.h"
+#include "gs_compat.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -79,6 +80,37 @@ const char *gs_compute_name(gs_compute_t c)
     case GS_CT_F32_FAST_16BF: return "32F_FAST_16BF";
     default: return "other";
     }
+}
+
+/* Appends to buf at *n what fmt says, where there is room. */
+static void append(char *buf, size_t size, size_t *n, const char *fmt, const char *arg)
+{
+    if (*n >= size)
+        return;
+    const int w = snprintf(buf + *n, size - *n, fmt, arg);
+    if (w > 0)
+        *n += (size_t)w;
+}
+
+void gs_class_extras(const gs_class_t *c, char *buf, size_t size)
+{
+    size_t n = strlen(buf);
+    if (c->bias_type)
+        append(buf, size, &n, " +bias(%s)", gs_dtype_name((gs_dtype_t)c->bias_type));
+    static const char *const modes[] = {" scale_A=%s", " scale_B=%s", " scale_C=%s",
+                                        " scale_D=%s"};
+    for (int i = 0; i < 4; ++i) {
+        const gs_scale_mode_t m = gs_lt_scale_of(c->lt_scales, 4 * i);
+        if (m != GS_SCALE_NONE)
+            append(buf, size, &n, modes[i], gs_scale_mode_name(m));
+    }
+    if (c->lt_flags & GS_LT_C_TYPE_DIFFERS)
+        append(buf, size, &n, " c_type=%s",
+               gs_dtype_name((gs_dtype_t)(c->lt_flags >> GS_LT_C_TYPE_SHIFT & 15u)));
+    if (c->lt_flags & GS_LT_AMAX_D)
+        append(buf, size, &n, "%s", " amax_d");
+    if (c->lt_flags & GS_LT_FAST_ACCUM)
+        append(buf, size, &n, "%s", " fast_accum");
 }
 
 /* A forked child is a process of its own: no lock held by a thread that

@@ -80,5 +80,11 @@ const char *gs_entry_name(gs_entry_t e, int is_64);
 const char *gs_dtype_name(gs_dtype_t t);
 /* "32F", "32F_FAST_TF32", ... or "other": the compute type as log lines name it. */
 const char *gs_compute_name(gs_compute_t c);
+/* Appends to buf (holding a class's shape, strlen(buf) < size) what else
+ * sets the class apart: " +bias(TYPE)", each matrix's cublasLtMatmul scale
+ * mode (" scale_A=OUTER_VEC_32F"), " c_type=TYPE" where C's differs from
+ * D's, " amax_d", " fast_accum". The record's, the tuner's and the log's
+ * shapes say it alike, so two classes never read as one. */
+void gs_class_extras(const gs_class_t *c, char *buf, size_t size);
 
 #endif

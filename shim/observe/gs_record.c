@@ -233,24 +233,10 @@ static void shape_of(const gs_class_t *c, char *buf, size_t size)
     if (n > 0 && (size_t)n < size && c->batch > 1 && c->entry != GS_EP_GEMMEX_BATCHED)
         n += snprintf(buf + n, size - (size_t)n, " strides=%lld,%lld,%lld",
                       (long long)c->stride_a, (long long)c->stride_b, (long long)c->stride_c);
-    if (n > 0 && (size_t)n < size && c->bias_type)
-        n += snprintf(buf + n, size - (size_t)n, " +bias(%s)",
-                      gs_dtype_name((gs_dtype_t)c->bias_type));
-    /* cublasLtMatmul's scaling contract: a scaled or FP8 call's own signature */
-    static const char letters[] = "ABCD";
-    for (int i = 0; i < 4 && n > 0 && (size_t)n < size; ++i) {
-        const gs_scale_mode_t m = gs_lt_scale_of(c->lt_scales, 4 * i);
-        if (m != GS_SCALE_NONE)
-            n += snprintf(buf + n, size - (size_t)n, " scale_%c=%s", letters[i],
-                          gs_scale_mode_name(m));
-    }
-    if (n > 0 && (size_t)n < size && (c->lt_flags & GS_LT_C_TYPE_DIFFERS))
-        n += snprintf(buf + n, size - (size_t)n, " c_type=%s",
-                      gs_dtype_name((gs_dtype_t)(c->lt_flags >> GS_LT_C_TYPE_SHIFT & 15u)));
-    if (n > 0 && (size_t)n < size && (c->lt_flags & GS_LT_AMAX_D))
-        n += snprintf(buf + n, size - (size_t)n, " amax_d");
-    if (n > 0 && (size_t)n < size && (c->lt_flags & GS_LT_FAST_ACCUM))
-        snprintf(buf + n, size - (size_t)n, " fast_accum");
+    /* bias, and cublasLtMatmul's scaling contract: a scaled or FP8 call's
+     * own signature */
+    if (n > 0 && (size_t)n < size)
+        gs_class_extras(c, buf, size);
 }
 
 static int sig_line(const gs_rec_sig_t *s, char *buf, size_t size)

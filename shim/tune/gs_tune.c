@@ -128,6 +128,7 @@ static void shape_of(const gs_problem_t *p, char *buf, size_t size)
              (long long)p->k, (long long)p->batch, (long long)p->lda, (long long)p->ldb,
              (long long)p->ldc, plain ? "" : " compute=",
              plain ? "" : gs_compute_name((gs_compute_t)p->compute));
+    gs_class_extras(&p->cls, buf, size);
 }
 
 

@@ -5,6 +5,7 @@
  * fork, threads, and the file's header written once. */
 #define _GNU_SOURCE
 #include "gs_record.h"
+#include "gs_log.h"
 #include "gs_record_out.h"
 #include "gs_test.h"
 #include "gs_tune_cache.h"
@@ -405,6 +406,34 @@ static void the_file(void)
     gs_record_reset();
 }
 
+/* What sets a class apart beyond its sizes, said alike by the record, the
+ * tuner and the log: bias, each scale mode, fast accumulation; nothing for
+ * a plain class; never past the buffer. */
+static void class_extras(void)
+{
+    gs_class_t c;
+    memset(&c, 0, sizeof c);
+    char buf[256] = "shape";
+    gs_class_extras(&c, buf, sizeof buf);
+    CHECK_STR_EQ(buf, "shape");
+    c.bias_type = GS_DT_BF16;
+    c.lt_scales = GS_SCALE_SCALAR_32F << GS_LT_SCALE_A | GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_B;
+    c.lt_flags = GS_LT_FAST_ACCUM;
+    gs_class_extras(&c, buf, sizeof buf);
+    CHECK_STR_EQ(buf, "shape +bias(bf16) scale_A=SCALAR_32F scale_B=OUTER_VEC_32F fast_accum");
+    /* fast accumulation on and off read apart */
+    char off[256] = "shape";
+    c.lt_flags = 0;
+    gs_class_extras(&c, off, sizeof off);
+    CHECK(strcmp(buf, off) != 0);
+    /* a small buffer: cut, terminated */
+    char small[12] = "shape";
+    c.lt_flags = GS_LT_FAST_ACCUM | GS_LT_AMAX_D;
+    gs_class_extras(&c, small, sizeof small);
+    CHECK(strlen(small) < sizeof small);
+    CHECK(!strncmp(small, "shape +bias", 11));
+}
+
 int main(void)
 {
     counts_times_and_the_cache_encoding();
@@ -414,5 +443,6 @@ int main(void)
     fork_child_starts_empty();
     threads_add_up();
     the_file();
+    class_extras();
     return GS_TEST_DONE();
 }
