@@ -3,6 +3,7 @@
  * plans, configuration text and its rebuild (cublasLtMatmulAlgoCheck), and
  * the calls it refuses. Host code only: nothing runs on a GPU. */
 #include "dispatch_fixtures.h"
+#include "fake_libs.h"
 #include "gs_family.h"
 #include "gs_kernels.h"
 #include "gs_lt_algos.h"
@@ -23,15 +24,8 @@ static int n_ready(const gs_problem_t *p, const gs_device_t *d)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_lt_algos FAKE_DIR\n");
+    if (fake_libs_use(argc, argv, "test_lt_algos"))
         return 2;
-    }
-    char lib[4096];
-    snprintf(lib, sizeof lib, "%s/libcublasLt.so.13", argv[1]);
-    setenv("GEMMSHIM_CUBLASLT", lib, 1);
-    snprintf(lib, sizeof lib, "%s/libcublas.so.13", argv[1]);
-    setenv("GEMMSHIM_CUBLAS", lib, 1);
     const gs_device_t d = device(9, 0, 132);
 
     gs_problem_t p = fp32_nn(1000, 1000, 1000);

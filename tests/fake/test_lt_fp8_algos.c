@@ -9,6 +9,7 @@
  * stream, only the handle and the algorithm its own. Calls beyond the
  * subset are said so, with a reason, and their classes refused. Dispatch
  * offers an FP8 class to this family alone. Host code only. */
+#include "fake_libs.h"
 #include "gs_dispatch.h"
 #include "gs_family.h"
 #include "gs_lt.h"
@@ -388,15 +389,8 @@ static void classes_apart(const gs_device_t *d, cublasLtHandle_t h)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_lt_fp8_algos FAKE_DIR\n");
+    if (fake_libs_use(argc, argv, "test_lt_fp8_algos"))
         return 2;
-    }
-    char lib[4096];
-    snprintf(lib, sizeof lib, "%s/libcublasLt.so.13", argv[1]);
-    setenv("GEMMSHIM_CUBLASLT", lib, 1);
-    snprintf(lib, sizeof lib, "%s/libcublas.so.13", argv[1]);
-    setenv("GEMMSHIM_CUBLAS", lib, 1);
     static char path[] = "/tmp/gs_test_lt_fp8_algos.XXXXXX";
     const int fd = mkstemp(path);
     if (fd < 0)
