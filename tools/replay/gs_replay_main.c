@@ -152,7 +152,10 @@ static int parse(int argc, char **argv, options_t *o)
     o->max_calls = 2000;
     o->ranks = 1;
     o->lt_workspace_mb = 32;
-    o->graph_replays = 1;
+    /* a graph captured once is replayed for every step after (every
+     * decoded token of a serving run): its GEMMs outweigh a warm-up's eager
+     * calls unless the caller says otherwise */
+    o->graph_replays = 1000;
     o->seq_rounds = 15;
     o->seq_seconds = 1800;
     o->cache = getenv("GEMMSHIM_TUNE_CACHE");
