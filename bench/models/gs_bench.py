@@ -76,11 +76,33 @@ class Shim:
         return s.decode() if s else str(self.lib.gemmshim_version())
 
     aa = False  # --aa: the ON side runs with the shim off too (a control)
+    off_holds = None  # --off-holds: the OFF side is the shim with these held at their prior
+
+    def hold(self, sig, on):
+        """gemmshim_hold_prior: signature `sig` (class hex; None: every one)
+        served by its prior, not its tuned decision (on), or released."""
+        fn = getattr(self.lib, "gemmshim_hold_prior", None)
+        if fn is None:
+            raise RuntimeError("--off-holds needs a shim with gemmshim_hold_prior")
+        fn.argtypes = [ctypes.c_char_p, ctypes.c_int]
+        fn.restype = ctypes.c_int
+        rc = fn(sig.encode() if sig else None, 1 if on else 0)
+        if rc != 0:
+            raise RuntimeError(f"gemmshim_hold_prior({sig or 'all'}, {int(on)}) returned {rc}")
 
     def set_mode(self, on):
-        """Route (on) or forward everything to cuBLAS (off); later calls only."""
+        """Route (on) or forward everything to cuBLAS (off); later calls only.
+        With off_holds, OFF routes too, the signatures named held at their
+        prior (the routing table's routes): the ratio is then tuned against
+        the prior inside the application."""
         if not self.loaded:
             return
+        if self.off_holds is not None and not self.aa:
+            self.hold(None, False)
+            if not on:
+                for sig in self.off_holds or [None]:
+                    self.hold(sig, True)
+            on = True
         rc = self.lib.gemmshim_set_mode(MODE_ON if on and not self.aa else MODE_OFF)
         if rc != 0:
             raise RuntimeError(f"gemmshim_set_mode({int(on)}) returned {rc}")
@@ -140,6 +162,11 @@ def parse_args(description, argv=None):
     ap.add_argument("--aa", action="store_true",
                     help="control run: the ON side runs with the shim off as well, so the "
                          "ratio shows the method's own bias and noise")
+    ap.add_argument("--off-holds", default=None, metavar="all|HEX[,HEX...]",
+                    help="the OFF side runs with the shim on and these signatures (class hex "
+                         "as the tune cache keys them; all: every one) held at their prior "
+                         "(gemmshim_hold_prior): the ratio is the tuned decisions' effect over "
+                         "the routing table's routes, inside the model")
     ap.add_argument("--workload", default=None,
                     help="run only the workload of this name (a script may hold several)")
     ap.add_argument("--ab-iters", type=int, default=0,
@@ -342,6 +369,8 @@ def _record(wl, args, shim, ms, stats, iters, warmup):
     rec["info"] = wl.info
     rec["quick"] = bool(args.quick)
     rec["aa"] = bool(args.aa)
+    # the OFF side held at the prior: a tuned-vs-prior ratio, not shim-vs-plain
+    rec["off_holds"] = getattr(args, "off_holds", None)
     rec["time"] = time.strftime("%Y-%m-%dT%H:%M:%S")
     return rec
 
@@ -468,6 +497,8 @@ def bench_main(description, workloads):
     args = parse_args(description)
     shim = Shim()
     shim.aa = args.aa
+    if args.off_holds:
+        shim.off_holds = [] if args.off_holds == "all" else args.off_holds.split(",")
     announce(shim)
     seed_all(args.seed)
     t0 = time.time()

@@ -97,6 +97,23 @@ PY
     [[ "$output" =~ "iters=2 warmup=1 round_s=None" ]]
 }
 
+@test "gs_bench --off-holds: OFF routes too, with every signature (or those named) held at its prior" {
+    run env PYTHONPATH="$ROOT/tests/bats/fixtures/torch_stub:$ROOT/bench/models" \
+        python3 "$ROOT/tests/bats/fixtures/gs_bench_holds.py"
+    echo "$output"
+    [[ "$output" =~ "off: set_mode(0,)" ]]
+    [[ "$output" =~ "on: set_mode(1,)" ]]
+    run env PYTHONPATH="$ROOT/tests/bats/fixtures/torch_stub:$ROOT/bench/models" \
+        python3 "$ROOT/tests/bats/fixtures/gs_bench_holds.py" --off-holds all
+    echo "$output"
+    [[ "$output" =~ "off: hold(None, 0) hold(None, 1) set_mode(1,)" ]]
+    [[ "$output" =~ "on: hold(None, 0) set_mode(1,)" ]]
+    run env PYTHONPATH="$ROOT/tests/bats/fixtures/torch_stub:$ROOT/bench/models" \
+        python3 "$ROOT/tests/bats/fixtures/gs_bench_holds.py" --off-holds ab12,cd34
+    echo "$output"
+    [[ "$output" =~ "off: hold(None, 0) hold('ab12', 1) hold('cd34', 1) set_mode(1,)" ]]
+}
+
 @test "gs_trace: incremental attribution charges overlap once and adds up to the span" {
     run python3 - "$ROOT/bench/models" <<'PY'
 import sys
