@@ -5,6 +5,7 @@
 #       bash bench/models/run_all.sh [--rounds N] [--quick] [--out res.jsonl] [--profile-gemm-share]
 #       [--eager-warmup N]    (for the tuning run: graph workloads' steps run eagerly first)
 #       [--attribute N]       (where each mode's iteration time goes, over N profiled iterations)
+#       [--off-holds all|HEX,...] (OFF is the shim with those signatures at their prior)
 #   ... run_all.sh --ab-iters N --ab-prefix DIR/ab [--out ab.jsonl]
 #
 # The second form is the ab pass (bench/models/ceiling.py reads it): each
@@ -29,6 +30,8 @@ while [ $# -gt 0 ]; do
         --out) out=$2; shift 2 ;;
         --out=*) out=${1#*=}; shift ;;
         --quick|--profile-gemm-share) pass+=("$1"); shift ;;
+        --off-holds) [ -n "${2:-}" ] || { echo "run_all.sh: --off-holds all|HEX,..." >&2; exit 2; }
+                     pass+=("$1" "$2"); shift 2 ;;
         --eager-warmup|--eager-warmup=*|--attribute|--attribute=*)
                         opt=${1%%=*}
                         if [ "$1" = "$opt" ]; then n=${2:-}; shift; else n=${1#*=}; fi
