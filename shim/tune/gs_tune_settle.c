@@ -162,7 +162,12 @@ void gs_tsig_settle(tsig_t *s, const gs_call_t *c, const gs_problem_t *p, const 
 {
     const gs_config_t *cfg = gs_cfg();
     const gs_sustain_plan_t plan = sustain_plan_of(s);
-    for (int tries = 0;; ++tries) {
+    /* the challengers checked so far, also at earlier calls (a check that
+     * waited for the share resumes here) */
+    int checked = 0;
+    for (int i = 0; i < s->rule.n_cand; ++i)
+        checked += s->unsustained[i];
+    for (int tries = checked;; ++tries) {
         gs_tune_verdict_t v = verdict_of(s, lim);
         if (v.kept_prior || v.prior_unsafe || !plan.calls) {
             decide_as(s, &v, tries ? "no challenger held its gain sustained" : NULL, 0.0);
