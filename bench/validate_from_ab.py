@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Keep the prior where a tuned decision loses inside the application.
 
-    validate_from_ab.py --cache CACHE [--min SPEEDUP] [--dry-run] REPORT.json...
+    validate_from_ab.py --cache CACHE --replay GEMMSHIM-REPLAY [--min SPEEDUP] [--dry-run]
+                        REPORT.json...
 
 The reports are the shim's ab reports (GEMMSHIM_MODE=ab) of the application
 run from CACHE: each signature's route and cuBLAS as called took turns
 inside the application, each call timed. A signature whose tuned decision
 replaced its prior, and whose route there was slower than cuBLAS as called
-(speedup below --min, 1.0 by default), gets a decision that keeps the
-prior, appended to the cache as the shim writes one (its last line for a
-class wins): a decision measured alone can lose in context (the operands
+(speedup below --min, 1.0 by default), is given back to its prior in the
+cache by the shim's own writer (gemmshim-replay --keep-prior; the later
+line for a class wins): a decision measured alone can lose in context (the operands
 another kernel left in L2, a clock set by the neighbours' power). Rows of
 several processes and reports add up per class, weighted by their calls.
 
@@ -17,10 +18,10 @@ several processes and reports add up per class, weighted by their calls.
 Exit: 0 (also when nothing was reverted), 2 on a usage or file error.
 """
 import argparse
-import fcntl
 import json
 import math
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -63,38 +64,27 @@ def route_text(d):
     return "cublas" if d["family"] == "cublas" else f"{d['family']}/{d['config']}"
 
 
-def keep_prior_line(hexs, d, speedup):
-    prior = d["kv"].get("prior", "?")
-    if prior in ("cublas", "?"):
-        family, config = "cublas", "as_called"
-    else:
-        family, _, config = prior.partition("/")
-    shape = d["shape"] or ""
-    return (f"sig\t{hexs}\t{family}\t{config}\tgain=1.0000\tlo95=1.0000\tpairs=0\t"
-            f"ms={float(d['kv'].get('ms', 0) or 0):.2f}\tprior={prior}\tvs_prior=1.0000\t"
-            f"# {shape} (in the application {route_text(d)} ran {speedup:.3f}x cuBLAS as "
-            f"called: the prior kept)\n")
-
-
-def append(path, lines):
-    with open(path, "a+b") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        f.seek(0, os.SEEK_END)
-        text = "".join(lines).encode()
-        if f.tell() > 0:
-            f.seek(-1, os.SEEK_END)
-            if f.read(1) != b"\n":  # a torn last line: start a new one
-                text = b"\n" + text
-        f.seek(0, os.SEEK_END)
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-        fcntl.flock(f, fcntl.LOCK_UN)
+def give_back(replay, cache, entries):
+    """The classes back to their prior, by the shim's own cache writer
+    (gemmshim-replay --keep-prior): one write per decision, under the
+    cache's lock, the route it had named as was=."""
+    text = "".join(f"{h}\t{comment}\n" for h, comment in entries)
+    try:
+        r = subprocess.run([replay, "--keep-prior", "--cache", cache], input=text, text=True,
+                           capture_output=True)
+    except OSError as e:
+        fail(f"cannot run {replay}: {e}")
+    if r.stderr:
+        sys.stderr.write(r.stderr)
+    if r.returncode != 0:
+        fail(f"{replay} --keep-prior ended with status {r.returncode}")
 
 
 def main(argv):
     ap = argparse.ArgumentParser(prog="validate_from_ab.py", description=__doc__.split("\n")[0])
     ap.add_argument("--cache", required=True)
+    ap.add_argument("--replay", default=None,
+                    help="gemmshim-replay, which writes the decisions (not needed with --dry-run)")
     ap.add_argument("--min", type=float, default=1.0,
                     help="a tuned route below this speedup over cuBLAS in the application "
                          "gives way to the prior (1.0)")
@@ -124,7 +114,8 @@ def main(argv):
             verdict = "the prior (kept)"
         elif speed < a.min:
             verdict = f"tuned {route_text(d)} reverted to the prior {d['kv'].get('prior', '?')}"
-            lines.append(keep_prior_line(hexs, d, speed))
+            lines.append((hexs, f"{d['shape'] or sig} (in the application {route_text(d)} ran "
+                                f"{speed:.3f}x cuBLAS as called: the prior kept)"))
         else:
             verdict = f"tuned {route_text(d)} holds"
         rows.append(f"  {speed:7.3f}x  {int(turns):7d}  {sig}: {verdict}")
@@ -132,10 +123,9 @@ def main(argv):
           f"(speedup over cuBLAS as called there, timed turns):")
     print("\n".join(rows))
     if lines and not a.dry_run:
-        try:
-            append(a.cache, lines)
-        except OSError as e:
-            fail(f"cannot append to {a.cache}: {e}")
+        if not a.replay:
+            fail("--replay GEMMSHIM-REPLAY is needed to write the cache")
+        give_back(a.replay, a.cache, lines)
     print(f"gemmshim validate: {len(lines)} decisions {'would give' if a.dry_run else 'gave'} "
           f"way to the prior{'' if a.dry_run else ' in ' + a.cache}")
     return 0

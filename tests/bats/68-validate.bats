@@ -67,22 +67,24 @@ PY
     [ "$status" -eq 0 ]
     expect_contains "$output" "1 decisions would give way to the prior"
     cmp -s "$D/c" "$D/c.before"
-    run --separate-stderr python3 "$TOOL" --cache "$D/c" "$D/ab.json"
+    run --separate-stderr python3 "$TOOL" --cache "$D/c" --replay "$REPLAY" "$D/ab.json"
     echo "$output"; echo "$stderr"
     [ "$status" -eq 0 ]
     expect_contains "$output" "0.950x"
     expect_contains "$output" "tuned sgemm_simt/sgemm_simt reverted to the prior cublas"
     expect_contains "$output" "1.040x"
     expect_contains "$output" "tuned sgemm_simt/sgemm_simt holds"
-    # one line appended, for the loser's class, keeping cuBLAS
+    # one line appended, for the loser's class, keeping cuBLAS, its comment
+    # naming the route it had and what it ran in the application
     expect_eq "$(($(wc -l < "$D/c") - $(wc -l < "$D/c.before")))" 1
     tail -1 "$D/c" | grep -q "^sig	$(cat "$D/hex1")	cublas	as_called	"
+    tail -1 "$D/c" | grep -q "in the application sgemm_simt/sgemm_simt ran 0.950x cuBLAS as called"
     # the shim's own reader takes it: one decision replaces the prior now
     run "$REPLAY" --summary --from "$D/app.sigs" --cache "$D/c"
     echo "$output"
     expect_contains "$output" "keep the prior, 1 replace it"
     # again: the class keeps its prior now, nothing more is written
-    run --separate-stderr python3 "$TOOL" --cache "$D/c" "$D/ab.json"
+    run --separate-stderr python3 "$TOOL" --cache "$D/c" --replay "$REPLAY" "$D/ab.json"
     expect_contains "$output" "the prior (kept)"
     expect_contains "$output" "0 decisions gave way"
 }
@@ -102,12 +104,29 @@ PY
     # --min raises the bar
     run --separate-stderr python3 "$TOOL" --cache "$D/c" --dry-run --min 1.06 "$D/ab1.json" "$D/ab.json"
     expect_contains "$output" "2 decisions would give way"
+    # the writer itself: a class whose decision is its prior is left as it
+    # is, a line that is no class fails, a missing cache is one line
+    [ -n "$(sed -n 3p "$D/classes")" ]   # a third class, decided as its prior
+    cp "$D/c" "$D/c.before"
+    run --separate-stderr "$REPLAY" --keep-prior --cache "$D/c" <<< "$(sed -n 3p "$D/classes")	kept one"
+    [ "$status" -eq 0 ]
+    expect_contains "$stderr" "kept one: no decision that replaces its prior; left as it is"
+    cmp -s "$D/c" "$D/c.before"
+    run --separate-stderr "$REPLAY" --keep-prior --cache "$D/c" <<< "zz	nonsense"
+    [ "$status" -eq 1 ]
+    expect_contains "$stderr" "--keep-prior: not a class"
+    run --separate-stderr "$REPLAY" --keep-prior --cache "$D/nope" < /dev/null
+    [ "$status" -eq 1 ]
+    expect_contains "$stderr" "cannot read the cache"
+    run --separate-stderr "$REPLAY" --keep-prior < /dev/null
+    [ "$status" -eq 2 ]
+    expect_contains "$stderr" "--keep-prior needs --cache CACHE"
     echo '{"rows": 3' > "$D/bad.json"
-    run --separate-stderr python3 "$TOOL" --cache "$D/c" "$D/bad.json"
+    run --separate-stderr python3 "$TOOL" --cache "$D/c" --replay "$REPLAY" "$D/bad.json"
     [ "$status" -eq 2 ]
     expect_contains "$stderr" "gemmshim: validate: "
     expect_contains "$stderr" "is not a gemmshim ab report"
-    run --separate-stderr python3 "$TOOL" --cache "$D/nope" "$D/ab.json"
+    run --separate-stderr python3 "$TOOL" --cache "$D/nope" --replay "$REPLAY" "$D/ab.json"
     [ "$status" -eq 2 ]
     expect_contains "$stderr" "gemmshim: validate: "
 }

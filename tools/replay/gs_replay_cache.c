@@ -1,6 +1,7 @@
 /* The tune cache as the replay reads it; see gs_replay_cache.h. */
 #define _GNU_SOURCE /* getline */
 #include "gs_replay_cache.h"
+#include "gs_class_hex.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,4 +118,65 @@ int gs_replay_cache_verdicts(const char *path, const gs_replay_sigs_t *s,
         }
     }
     return 0;
+}
+
+int gs_replay_cache_open_own(const char *path, char *msg, size_t msg_size)
+{
+    char validator[1024];
+    if (gs_replay_cache_validator(path, validator, sizeof validator)) {
+        snprintf(msg, msg_size, "cannot read the cache %s", path);
+        return -1;
+    }
+    gs_tuned_reset();
+    return gs_tune_cache_open(path, validator, GS_TUNE_CACHE_WRITE, msg, msg_size) ? -1 : 0;
+}
+
+void gs_replay_as_prior(const gs_tuned_t *t, gs_tuned_t *w)
+{
+    *w = *t;
+    const char *slash = strchr(t->prior, '/');
+    snprintf(w->was, sizeof w->was, "%s/%s", t->family, t->config);
+    snprintf(w->family, sizeof w->family, "%.*s", slash ? (int)(slash - t->prior) : 31,
+             t->prior);
+    snprintf(w->config, sizeof w->config, "%s", slash ? slash + 1 : "as_called");
+    w->gain = t->vs_prior > 0.0 ? t->gain / t->vs_prior : 1.0;
+    w->lo95 = 0.0;
+    w->pairs = 0;
+    w->vs_prior = 1.0;
+}
+
+int gs_replay_keep_prior(const char *path, FILE *in, FILE *err)
+{
+    char msg[1024] = "";
+    if (gs_replay_cache_open_own(path, msg, sizeof msg)) {
+        fprintf(err, "gemmshim-replay: %s\n", msg);
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    for (ssize_t len; (len = getline(&line, &cap, in)) > 0;) {
+        line[strcspn(line, "\n")] = '\0';
+        const size_t hl = strcspn(line, "\t");
+        const char *comment = line[hl] ? line + hl + 1 : "";
+        gs_class_t c;
+        gs_tuned_t t, w;
+        if (gs_class_of_hex(line, hl, &c)) {
+            fprintf(err, "gemmshim-replay: --keep-prior: not a class: %.64s\n", line);
+            rc = -1;
+        } else if (!gs_tuned_find(&c, &t) || gs_replay_verdict_of(&t) != GS_REPLAY_REPLACED) {
+            fprintf(err, "gemmshim-replay: --keep-prior: %s: no decision that replaces its prior; "
+                         "left as it is\n", comment);
+        } else {
+            gs_replay_as_prior(&t, &w);
+            if (gs_tuned_put(&c, &w, comment, msg, sizeof msg)) {
+                fprintf(err, "gemmshim-replay: %s\n", msg);
+                rc = -1;
+            }
+        }
+    }
+    free(line);
+    gs_tune_cache_close();
+    gs_tuned_reset();
+    return rc;
 }

@@ -10,6 +10,7 @@
 #include "gs_tune_cache.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* The cache's validator (the text after "validator "): 0, or -1 when the
  * file cannot be read or has none. */
@@ -38,5 +39,22 @@ gs_replay_verdict_t gs_replay_verdict_of(const gs_tuned_t *t);
  * cannot be read. */
 int gs_replay_cache_verdicts(const char *path, const gs_replay_sigs_t *s,
                              gs_replay_verdict_t *out, double *seq_gain);
+
+/* Opens the cache for writing with the file's own validator (no GPU
+ * needed; nothing of it is replaced as stale), its decisions read into
+ * memory (gs_tuned_find). 0, or -1 with msg. */
+int gs_replay_cache_open_own(const char *path, char *msg, size_t msg_size);
+
+/* Decision t given back to the prior it records: the prior's route, its
+ * gain over cuBLAS derived from t's two (t->gain / t->vs_prior; no pairs,
+ * no bound), vs_prior 1, and was= naming t's own route. */
+void gs_replay_as_prior(const gs_tuned_t *t, gs_tuned_t *w);
+
+/* Gives each class listed on `in` back to its prior in the cache: lines
+ * "HEX<TAB>comment" (the comment becomes the line's "# " text). A class
+ * with no decision, or whose decision already is its prior, is left as it
+ * is and said so on `err`. 0, or -1 (an unreadable line, a write that
+ * failed). */
+int gs_replay_keep_prior(const char *path, FILE *in, FILE *err);
 
 #endif

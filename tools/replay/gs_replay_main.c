@@ -17,7 +17,11 @@
  *                   [--seq-rounds N] [--seq-seconds N] [--lt-workspace-mb N]
  *   gemmshim-replay --summary --from SIGS [...] --cache CACHE
  *   gemmshim-replay --count-gpus
+ *   gemmshim-replay --keep-prior --cache CACHE < "HEX<TAB>comment" lines
  *
+ * --keep-prior gives each class listed back to its prior in the cache, as
+ * the sequence phase does, with the shim's own cache writer (gemmshim
+ * validate uses it); it needs no GPU and no signature file.
  * --sequences is the second phase, once every signature is decided: the
  * recorded CUDA-graph sequences timed with the cache's decisions against
  * their prior, and the decisions that lose there settled (gs_replay_seq.h),
@@ -59,7 +63,7 @@ typedef struct options {
     long max_calls;
     int rank, ranks;
     long lt_workspace_mb;
-    int count_gpus, summary, sequences;
+    int count_gpus, summary, sequences, keep_prior;
     long graph_replays, seq_rounds, seq_seconds;
 } options_t;
 
@@ -70,6 +74,7 @@ static const char usage[] =
     "                       [--seq-rounds N] [--seq-seconds N] [--lt-workspace-mb N]\n"
     "       gemmshim-replay --summary --from SIGS [...] --cache CACHE\n"
     "       gemmshim-replay --count-gpus\n"
+    "       gemmshim-replay --keep-prior --cache CACHE  (classes on stdin: HEX<TAB>comment)\n"
     "Run under the shim with GEMMSHIM_TUNE=online, --sequences with GEMMSHIM_TUNE=cache\n"
     "(gemmshim tune --from does).\n";
 
@@ -174,6 +179,10 @@ static int parse(int argc, char **argv, options_t *o)
             o->sequences = 1;
             continue;
         }
+        if (!strcmp(a, "--keep-prior")) {
+            o->keep_prior = 1;
+            continue;
+        }
         if (!v) {
             fprintf(stderr, "gemmshim-replay: %s needs a value\n%s", a, usage);
             return -1;
@@ -201,6 +210,12 @@ static int parse(int argc, char **argv, options_t *o)
             fprintf(stderr, "gemmshim-replay: bad option or value: %s %s\n%s", a, v, usage);
             return -1;
         }
+    }
+    if (o->keep_prior) {
+        if (o->cache && *o->cache)
+            return 0;
+        fprintf(stderr, "gemmshim-replay: --keep-prior needs --cache CACHE\n");
+        return -1;
     }
     if (!o->count_gpus && !o->n_from) {
         fprintf(stderr, "gemmshim-replay: no --from SIGS given\n%s", usage);
@@ -525,6 +540,8 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &r.t0);
     if (parse(argc, argv, &r.opt))
         return EXIT_USAGE;
+    if (r.opt.keep_prior) /* no GPU, no signature file: the cache alone */
+        return gs_replay_keep_prior(r.opt.cache, stdin, stderr) ? 1 : 0;
     const int rc = replay(&r);
     gs_replay_mem_free(&r.mem);
     gs_replay_gpu_close(&r.gpu);

@@ -86,13 +86,8 @@ static void seq_name(const gs_seq_plan_seq_t *q, char *buf, size_t size)
  * file's validator: each decision, and which replace their prior. */
 static int load_decisions(phase_t *ph)
 {
-    char validator[1024], msg[1024] = "";
-    if (gs_replay_cache_validator(ph->o->cache, validator, sizeof validator)) {
-        fprintf(stderr, "%s: sequences: cannot read the cache %s\n", ph->o->who, ph->o->cache);
-        return -1;
-    }
-    gs_tuned_reset();
-    if (gs_tune_cache_open(ph->o->cache, validator, GS_TUNE_CACHE_WRITE, msg, sizeof msg)) {
+    char msg[1024] = "";
+    if (gs_replay_cache_open_own(ph->o->cache, msg, sizeof msg)) {
         fprintf(stderr, "%s: sequences: %s\n", ph->o->who, msg);
         return -1;
     }
@@ -269,21 +264,10 @@ static void write_settled(phase_t *ph, size_t i, const gs_seq_verdict_t *v)
 {
     const gs_tuned_t *t = &ph->dec[i];
     gs_tuned_t w = *t;
-    w.seq_gain = v->seq_gain;
     w.was[0] = '\0';
-    if (!v->keep) {
-        const char *slash = strchr(t->prior, '/');
-        snprintf(w.was, sizeof w.was, "%s/%s", t->family, t->config);
-        snprintf(w.family, sizeof w.family, "%.*s", slash ? (int)(slash - t->prior) : 31,
-                 t->prior);
-        snprintf(w.config, sizeof w.config, "%s", slash ? slash + 1 : "as_called");
-        /* the prior's own gain over cuBLAS, from the per-call decision's
-         * two (no pairs of its own here, so no bound) */
-        w.gain = t->vs_prior > 0.0 ? t->gain / t->vs_prior : 1.0;
-        w.lo95 = 0.0;
-        w.pairs = 0;
-        w.vs_prior = 1.0;
-    }
+    if (!v->keep)
+        gs_replay_as_prior(t, &w);
+    w.seq_gain = v->seq_gain;
     char msg[600];
     if (gs_tuned_put(&ph->s->sig[i].cls, &w, ph->s->sig[i].shape, msg, sizeof msg)) {
         fprintf(stderr, "%s: sequences: %s\n", ph->o->who, msg);
