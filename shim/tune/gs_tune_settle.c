@@ -111,6 +111,13 @@ static void decide_as(tsig_t *s, const gs_tune_verdict_t *v, const char *why, do
     log_candidates(s);
 }
 
+/* Writes the prior as the decision, why saying why. */
+static void keep_prior(tsig_t *s, const char *why)
+{
+    const gs_tune_verdict_t keep = {s->rule.prior, 1, 0, 1.0, 1.0, 1.0, 1.0};
+    decide_as(s, &keep, why, 0.0);
+}
+
 /* The check's plan for this signature: calls == 0 where none applies. */
 static gs_sustain_plan_t sustain_plan_of(const tsig_t *s)
 {
@@ -123,14 +130,17 @@ static gs_sustain_plan_t sustain_plan_of(const tsig_t *s)
  * sustained check it has not had does not replace the prior here. */
 void gs_tsig_decide(tsig_t *s, const char *why)
 {
-    const gs_tune_limits_t lim = gs_tune_default_limits_for(gs_cfg()->tune.pairs);
-    const gs_tune_verdict_t keep = {s->rule.prior, 1, 0, 1.0, 1.0, 1.0, 1.0};
-    gs_tune_verdict_t v = why ? keep : verdict_of(s, &lim);
-    if (!why && !v.kept_prior && !v.prior_unsafe && sustain_plan_of(s).calls) {
-        v = keep;
-        why = "the tuning budget ran out before the winner's sustained check: the prior kept";
+    if (why) {
+        keep_prior(s, why);
+        return;
     }
-    decide_as(s, &v, why, 0.0);
+    const gs_tune_limits_t lim = gs_tune_default_limits_for(gs_cfg()->tune.pairs);
+    const gs_tune_verdict_t v = verdict_of(s, &lim);
+    if (!v.kept_prior && !v.prior_unsafe && sustain_plan_of(s).calls)
+        keep_prior(s, "the tuning budget ran out before the winner's sustained check: the prior "
+                      "kept");
+    else
+        decide_as(s, &v, NULL, 0.0);
 }
 
 /* ---- the sustained check ---- */
@@ -174,11 +184,8 @@ void gs_tsig_settle(tsig_t *s, const gs_call_t *c, const gs_problem_t *p, const 
             return;
         }
         if (tries == SUSTAIN_TRIES || gs_tsig_spent_ms + plan.cost_ms > cfg->tune.budget_ms) {
-            const gs_tune_verdict_t keep = {s->rule.prior, 1, 0, 1.0, 1.0, 1.0, 1.0};
-            decide_as(s, &keep,
-                      tries == SUSTAIN_TRIES ? "no challenger held its gain sustained"
-                                             : "no tuning budget left for the sustained check",
-                      0.0);
+            keep_prior(s, tries == SUSTAIN_TRIES ? "no challenger held its gain sustained"
+                                                 : "no tuning budget left for the sustained check");
             return;
         }
         if (!gs_tune_share_allows_ms(&s->share, plan.cost_ms, cfg->tune.share) ||
@@ -198,12 +205,15 @@ void gs_tsig_settle(tsig_t *s, const gs_call_t *c, const gs_problem_t *p, const 
         char why[128] = "";
         const int rc = gs_tune_sustain_time(s->owner, &plan, sustain_call, &x, prior_ms, cand_ms,
                                             why, sizeof why);
-        double total = 0.0;
+        /* its GPU time, charged to the process's budget, the share and the
+         * signature alike: what the blocks measured, or the plan's estimate */
+        double spent = 0.0;
         for (int r = 0; r < plan.rounds; ++r)
-            total += (prior_ms[r] + cand_ms[r]) * plan.calls;
-        gs_tsig_spent_ms += rc ? plan.cost_ms : total;
-        s->share.pairs_ms += rc ? plan.cost_ms : total;
-        s->rule.gpu_ms += rc ? plan.cost_ms : total;
+            spent += (prior_ms[r] + cand_ms[r]) * plan.calls;
+        spent = rc ? plan.cost_ms : spent;
+        gs_tsig_spent_ms += spent;
+        s->share.pairs_ms += spent;
+        s->rule.gpu_ms += spent;
         const double ratio = rc ? 0.0 : gs_tune_sustain_ratio(prior_ms, cand_ms, plan.rounds);
         const char *name = v.route == GS_TUNE_CUBLAS ? "cublas" : s->name[v.route];
         gs_log_line("tune: %s: sustained check of %s (%.3fx the prior in its pairs): %.3fx the "
@@ -217,8 +227,7 @@ void gs_tsig_settle(tsig_t *s, const gs_call_t *c, const gs_problem_t *p, const 
             return;
         }
         if (v.route == GS_TUNE_CUBLAS) { /* the rule has no state for cuBLAS to drop */
-            const gs_tune_verdict_t keep = {s->rule.prior, 1, 0, 1.0, 1.0, 1.0, 1.0};
-            decide_as(s, &keep, "cublas did not hold its gain sustained", 0.0);
+            keep_prior(s, "cublas did not hold its gain sustained");
             return;
         }
         s->unsustained[v.route] = 1;
