@@ -309,4 +309,14 @@ static inline int gu_shim_present(void)
     return global && dladdr(global, &a) && dladdr(real, &b) && a.dli_fbase != b.dli_fbase;
 }
 
+/* The same for a program that links only cuBLASLt (libcublas may not be
+ * loaded at all): the global cublasLtMatmul then lives outside libcublasLt. */
+static inline int gu_shim_present_lt(void)
+{
+    Dl_info a, b;
+    void *global = dlsym(RTLD_DEFAULT, "cublasLtMatmul");
+    void *real = gu_real_cublaslt_sym("cublasLtMatmul");
+    return global && dladdr(global, &a) && dladdr(real, &b) && a.dli_fbase != b.dli_fbase;
+}
+
 #endif /* GS_GPU_UTIL_H */

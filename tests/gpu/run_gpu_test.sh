@@ -87,7 +87,7 @@ case $what in
     [ $rc -ne 77 ] || { echo "$out"; exit 77; }
     echo "$out" | grep -E '^(ok|FAIL|SKIP|skipped|test_lt_fp8|verify)'
     grep -E 'tune: ' "$log" | sed 's/^/  /'
-    [ $rc -eq 0 ] || { echo "FAIL: test_lt_fp8: rc=$rc"; tail -30 "$log"; exit 1; }
+    [ $rc -eq 0 ] || { echo "FAIL: test_lt_fp8: rc=$rc"; echo "$out" | tail -20; tail -30 "$log" 2>/dev/null; exit 1; }
     no_fallback
     sigs=$(echo "$out" | sed -n 's/^test_lt_fp8: \([0-9]*\) signatures$/\1/p')
     [ -n "$sigs" ] && [ "$sigs" -ge 3 ] || { echo "FAIL: the program ran no signatures"; exit 1; }

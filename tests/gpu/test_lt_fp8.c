@@ -244,7 +244,7 @@ int main(void)
     const int rowwise = version >= 120900;
     printf("test_lt_fp8: %d calls a case, cuBLASLt %zu, GEMMSHIM_SEED=0x%llx\n", calls, version,
            (unsigned long long)seed);
-    if (!gu_shim_present()) {
+    if (!gu_shim_present_lt()) { /* this program links cuBLASLt alone */
         printf("FAIL: run me with LD_PRELOAD=libgemmshim.so\n");
         return 1;
     }
