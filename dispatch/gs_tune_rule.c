@@ -165,6 +165,17 @@ gs_sustain_plan_t gs_tune_sustain_plan(double call_ms, double intensity, double 
     return p;
 }
 
+int gs_tune_pairs_doubt_prior(const gs_tune_sig_t *s, double call_ms)
+{
+    double mean, lo;
+    if (s->prior < 0 || !(call_ms > 0.0) || call_ms >= GS_SUSTAIN_MIN_MS)
+        return 0;
+    const gs_tune_cand_state_t st = s->cand[s->prior].state;
+    if (st == GS_CAND_MISMATCH || st == GS_CAND_FAILED)
+        return 0; /* an unsafe prior goes whatever its speed */
+    return gs_tune_bounds(&s->cand[s->prior], &mean, &lo) && mean < 0.0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;

@@ -206,6 +206,18 @@ typedef struct gs_sustain_plan {
  * GS_SUSTAIN_MIN_INTENSITY). */
 gs_sustain_plan_t gs_tune_sustain_plan(double call_ms, double intensity, double block_ms);
 
+/* Pairs of one call a side on a call shorter than GS_SUSTAIN_MIN_MS time
+ * launches and ramps as much as the kernels, and a route of several
+ * kernels (a split-K pass and its reduction) pays its extra launch there
+ * where a stream or a graph hides it. Where such pairs read the prior, a
+ * routing-table kernel, slower than cuBLAS as called, they contradict the
+ * table's own steady-state reading of that kernel (bench_ab: TN 1024x32x4096,
+ * the table's skinny kernel 1.8-2.4x cuBLAS; its pairs 0.90x, so a cuBLASLt
+ * algorithm that tied cuBLAS "beat" it by 1.11x and served at 1.13x). 1 when
+ * s's pairs do that on a call of call_ms (cuBLAS's time for one call): the
+ * prior then stays, whatever beat it. */
+int gs_tune_pairs_doubt_prior(const gs_tune_sig_t *s, double call_ms);
+
 /* A class's flops per byte moved: A and B read once, C written (and read
  * too where beta may be nonzero). */
 double gs_tune_intensity(const gs_class_t *c);

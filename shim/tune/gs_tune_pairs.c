@@ -31,8 +31,8 @@ enum {
                             side, so the host queues whole runs ahead of the GPU */
     CMP_SLOTS = 4096,    /* comparisons in flight, process-wide */
 };
-/* run_of: A and B below this share of a call's bytes (and within twice
- * L2) leave a run representative */
+/* run_of: A and B below this share of a call's bytes leave a run
+ * representative */
 #define RUN_INPUT_SHARE 0.1
 
 static double (*cmp_sums)[3];  /* pinned */
@@ -164,11 +164,15 @@ int gs_tsig_run_candidate(const tsig_t *s, const gs_tune_cand_t *cand, const gs_
 
 /* Calls per side of a timed pair, from cuBLAS's time for one call (ms):
  * 1 where a run would not read what the application's calls read. The
- * calls of a run share their operands, so a run's later calls find A and B
- * in L2 where they fit there, while the application's calls, between other
- * kernels, read them from memory: a run is taken only where A and B are
- * too large for L2 or a small part of the call's traffic (a short-k call
- * whose C is most of its bytes). */
+ * calls of a run share their operands, so a run's later calls find what the
+ * call before left in L2, while the application's calls, between other
+ * kernels, read A and B from memory. Where A and B fit in L2 that is all of
+ * them; where they exceed it, still up to an L2's worth, and which part
+ * depends on the order a kernel walks its tiles, so two kernels gain
+ * unequally (TN 4096x128x14336, 117 MB of weights: a cuBLASLt algorithm
+ * 1.05x cuBLAS in runs, 0.94x in bench_ab's rotated steady state). So a
+ * run is taken only where A and B are a small part of the call's traffic
+ * (a short-k call whose C is most of its bytes). */
 static int run_of(const tsig_t *s, double t_cub_ms)
 {
     const gs_class_t *c = &s->key.cls;
@@ -176,8 +180,7 @@ static int run_of(const tsig_t *s, double t_cub_ms)
                  oes = (double)gs_dtype_size((gs_dtype_t)c->c_type);
     const double b = (double)c->batch, in = b * ies * ((double)c->m * c->k + (double)c->k * c->n),
                  out = b * oes * (double)c->m * c->n;
-    const double l2 = (double)s->flush_bytes / 2; /* flush_size: twice L2 */
-    if (in <= 2.0 * l2 && in > RUN_INPUT_SHARE * (in + out))
+    if (in > RUN_INPUT_SHARE * (in + out))
         return 1;
     const double n = ceil(RUN_TARGET_NS * 1e-6 / t_cub_ms);
     return n < 1.0 ? 1 : n > RUN_MAX ? RUN_MAX : (int)n;

@@ -125,6 +125,17 @@ static gs_sustain_plan_t sustain_plan_of(const tsig_t *s)
                                 gs_cfg()->tune.sustain_ms);
 }
 
+/* Why the pairs are not trusted over the prior on this signature, or NULL
+ * (gs_tune_pairs_doubt_prior). */
+static const char *doubted(const tsig_t *s, const gs_tune_verdict_t *v)
+{
+    if (v->kept_prior || v->prior_unsafe ||
+        !gs_tune_pairs_doubt_prior(&s->rule, gs_tune_share_call_ms(&s->share)))
+        return NULL;
+    return "the pairs read the routing table's kernel slower than cuBLAS on a call this short, "
+           "against the table's steady-state reading: the prior kept";
+}
+
 /* Decides by the rule (why == NULL) or keeps the prior (why says why),
  * and writes the decision to the cache. A challenger that would need a
  * sustained check it has not had does not replace the prior here. */
@@ -136,7 +147,9 @@ void gs_tsig_decide(tsig_t *s, const char *why)
     }
     const gs_tune_limits_t lim = gs_tune_default_limits_for(gs_cfg()->tune.pairs);
     const gs_tune_verdict_t v = verdict_of(s, &lim);
-    if (!v.kept_prior && !v.prior_unsafe && sustain_plan_of(s).calls)
+    if (doubted(s, &v))
+        keep_prior(s, doubted(s, &v));
+    else if (!v.kept_prior && !v.prior_unsafe && sustain_plan_of(s).calls)
         keep_prior(s, "the tuning budget ran out before the winner's sustained check: the prior "
                       "kept");
     else
@@ -179,6 +192,10 @@ void gs_tsig_settle(tsig_t *s, const gs_call_t *c, const gs_problem_t *p, const 
         checked += s->unsustained[i];
     for (int tries = checked;; ++tries) {
         gs_tune_verdict_t v = verdict_of(s, lim);
+        if (doubted(s, &v)) {
+            keep_prior(s, doubted(s, &v));
+            return;
+        }
         if (v.kept_prior || v.prior_unsafe || !plan.calls) {
             decide_as(s, &v, tries ? "no challenger held its gain sustained" : NULL, 0.0);
             return;

@@ -470,6 +470,22 @@ static void test_prior_rule(void)
     CHECK(!v.kept_prior && fabs(v.vs_prior - 1.25) < 0.02);
     CHECK(s.cand[0].state == GS_CAND_LIVE && s.cand[0].n == lim.min_pairs);
     CHECK_EQ_INT(s.cand[1].state, GS_CAND_SLOW);
+    /* ... but on a call shorter than GS_SUSTAIN_MIN_MS such pairs are
+     * doubted (the table read that kernel faster in steady state): the
+     * prior stays; on a longer call, or with cuBLAS the prior, they stand */
+    CHECK(gs_tune_pairs_doubt_prior(&s, GS_SUSTAIN_MIN_MS / 4));
+    CHECK(!gs_tune_pairs_doubt_prior(&s, GS_SUSTAIN_MIN_MS));
+    CHECK(!gs_tune_pairs_doubt_prior(&s, 0.0));
+    /* TN 1024x32x4096: skinny 0.90x cuBLAS in pairs, a cuBLASLt algorithm
+     * tying cuBLAS beat it by 1.11x */
+    const double e2[] = {0.90, 1.0};
+    v = tune_prior(e2, 2, 0.005, -1, 0, &s);
+    CHECK(!v.kept_prior && gs_tune_pairs_doubt_prior(&s, 0.005));
+    v = tune_prior(e2, 2, 0.005, -1, GS_TUNE_CUBLAS, &s);
+    CHECK(!gs_tune_pairs_doubt_prior(&s, 0.005));
+    /* a prior faster than cuBLAS in its pairs: nothing to doubt */
+    v = tune_prior(d, 2, 0.005, -1, 0, &s);
+    CHECK(!gs_tune_pairs_doubt_prior(&s, 0.005));
     /* a prior whose result differs from cuBLAS's: cuBLAS stands in for it,
      * and 1.005x over cuBLAS does not replace cuBLAS */
     const double f[] = {1.30, 1.005};
