@@ -107,8 +107,10 @@ gemmshim_tuning_t gemmshim_last_tuning(void);
  * (NULL, 0) releases everything held. Process-wide, it applies to the next
  * call of every thread (CUDA graphs captured before keep what they
  * captured); nothing changes in the cache, and nothing at all while tuned
- * routing is off. `gemmshim tune --from` uses it to time a recorded CUDA
- * graph with and without some tuned decisions. GEMMSHIM_ERR_INVALID: not
+ * routing is off. GEMMSHIM_HOLD (all, or a comma list of hex) holds the
+ * same way from start-up; a later call here changes what it held.
+ * `gemmshim tune --from` uses it to time a recorded CUDA graph with and
+ * without some tuned decisions. GEMMSHIM_ERR_INVALID: not
  * a class's hex; GEMMSHIM_ERR_UNSUPPORTED: no room (65536 held, or no
  * memory). */
 int gemmshim_hold_prior(const char *signature, int on);

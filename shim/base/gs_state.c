@@ -1,11 +1,14 @@
 #include "gs_state.h"
+#include "gs_class_hex.h"
 #include "gs_dispatch.h"
+#include "gs_hold_list.h"
 #include "gs_hooks.h"
 #include "gs_registry.h"
 #include "gs_log.h"
 #include "gs_lt_algos.h"
 #include "gs_plugin.h"
 #include "gs_timing.h"
+#include "gs_tune_hold.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -28,6 +31,46 @@ static void summary_at_exit(void)
 {
     gs_timing_settle();
     gs_log_summary();
+}
+
+typedef struct holds {
+    int all;
+    size_t held, no_room;
+} holds_t;
+
+static void hold_one(void *ctx, const gs_class_t *c)
+{
+    holds_t *h = ctx;
+    if (gs_tune_hold(c, 1))
+        ++h->no_room;
+    else if (c)
+        ++h->held;
+    else
+        h->all = 1;
+}
+
+/* GEMMSHIM_HOLD: signatures held at their prior from the start, as
+ * gemmshim_hold_prior holds them; entries that are not a class are left
+ * out, named in one line, and the rest held. */
+static void hold_from_env(const char *v, int tuned)
+{
+    holds_t h = {0, 0, 0};
+    char bad[512];
+    const int left_out = gs_hold_list_parse(v, hold_one, &h, bad, sizeof bad);
+    if (left_out)
+        gs_msg("GEMMSHIM_HOLD: left out %d %s not \"all\" or a class as the tune cache "
+               "keys it (%d lower-case hex digits): %s%s",
+               left_out, left_out == 1 ? "entry that is" : "entries that are",
+               (int)GS_CLASS_HEX_LEN, bad, h.all || h.held ? "; the others are held" : "");
+    if (h.no_room)
+        gs_msg("GEMMSHIM_HOLD: %zu signatures not held (no room: %d held at most)", h.no_room,
+               GS_TUNE_HOLD_MAX);
+    const char *off = tuned ? "" : " (tuned routing is off: nothing changes)";
+    if (h.all)
+        gs_log_line("GEMMSHIM_HOLD: every signature held at its prior%s", off);
+    else if (h.held)
+        gs_log_line("GEMMSHIM_HOLD: %zu signatures held at their prior%s", gs_tune_hold_count(),
+                    off);
 }
 
 static void init(void)
@@ -56,6 +99,8 @@ static void init(void)
     gs_plugins_report(); /* first: a plugin left out explains a GEMMSHIM_KERNELS error */
     if (config.error)
         gs_msg("%s; the shim passes every call to cuBLAS", config.error_msg);
+    /* before any call is decided */
+    hold_from_env(env("GEMMSHIM_HOLD"), config.routing.tune != GS_TUNE_OFF);
     if (config.log_enabled)
         atexit(summary_at_exit);
 }

@@ -97,6 +97,7 @@ GS_API int gemmshim_hold_prior(const char *signature, int on)
     gs_class_t c;
     if (signature && gs_class_of_hex(signature, strlen(signature), &c))
         return GEMMSHIM_ERR_INVALID;
+    gs_cfg(); /* GEMMSHIM_HOLD first: this call, the later one, wins */
     return gs_tune_hold(signature ? &c : NULL, on) ? GEMMSHIM_ERR_UNSUPPORTED : GEMMSHIM_OK;
 }
 

@@ -196,6 +196,12 @@ f32 NT 512 512 32768"
     echo "$output"; echo "$stderr"
     [ "$status" -eq 0 ]
     expect_contains "$output" "0 processes, 0 signatures, 0 calls"
+    # validate --e2e's script, and what it imports, beside it
+    run --separate-stderr env -C / python3 "$prefix/share/gemmshim/validate_e2e.py" \
+        served --cache "$BATS_TEST_TMPDIR/r.cache" --sigs "$BATS_TEST_TMPDIR/r.sigs"
+    echo "$output"; echo "$stderr"
+    [ "$status" -eq 0 ]
+    expect_eq "$output" 0
     [ -L "$prefix/lib/libgemmshim.so" ]
     run readelf -d "$prefix/lib/libgemmshim.so"
     expect_contains "$output" "Library soname: [libgemmshim.so.0]"
