@@ -166,3 +166,47 @@ PY
     [ "$status" -eq 2 ]
     [[ "$output" =~ "--attribute N" ]]
 }
+
+# bench_fp8 (bench/bench_fp8.c) on a CPU: its usage, its suites as shape
+# lists, and the errors it reports before it looks for a GPU
+@test "bench_fp8: --help, usage errors, and its suites listed as a --shapes list that reads back" {
+    B="$SHIM_BUILD_DIR/bin/bench_fp8"
+    [ -x "$B" ] || skip "bench_fp8 not built (GEMMSHIM_BUILD_BENCH=OFF)"
+    run "$B" --help
+    [ "$status" -eq 0 ]
+    [[ "$output" =~ "usage: ".*"--suite fp8|fp8-decode|fp8-all" ]]
+    for bad in "--bogus" "--rounds 0" "--rounds" "--shim-only x"; do
+        run "$B" $bad
+        [ "$status" -eq 2 ]
+        [[ "$output" =~ "usage: " ]]
+    done
+    run "$B" --suite nope
+    [ "$status" -eq 2 ]
+    [[ "$output" =~ "unknown suite 'nope'" ]]
+    run "$B" --suite fp8 --list
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 96 ]
+    # forward e4m3, backward with the gradient (B) in e5m2, every scale mode, both accumulations
+    for want in "e4m3xe5m2 row     exact  14336   8192   4096  # fp8 8B.down.dgrad" \
+                "e4m3xe5m2 tensor  exact  14336   4096   8192  # fp8 8B.down.wgrad" \
+                "e4m3      block   exact  28672   8192   8192  # fp8 70B.gate" \
+                "e4m3      block-t exact  14336   8192   4096  # fp8 8B.gate" \
+                "e4m3      vec128  exact  28672   8192   8192  # fp8 70B.gate" \
+                "e4m3      row     fast    8192  16384  28672  # fp8 70B.down"; do
+        [[ "$output" == *"$want"* ]] || { echo "missing: $want"; false; }
+    done
+    run "$B" --suite fp8-decode --list
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 60 ]
+    [[ "$output" == *"e4m3      row     exact  28672      1   8192  # fp8-decode 70B.gate"* ]]
+    run "$B" --list
+    [ "${#lines[@]}" -eq 156 ]
+    printf '%s\n' "${lines[@]}" > "$BATS_TEST_TMPDIR/all.txt"
+    run "$B" --shapes "$BATS_TEST_TMPDIR/all.txt" --list
+    [ "$status" -eq 0 ]
+    [ "$(printf '%s\n' "${lines[@]}" | sed 's/ *#.*//')" = "$(sed 's/ *#.*//' "$BATS_TEST_TMPDIR/all.txt")" ]
+    printf '# a comment\n\ne4m3 row fast 64 16 128\nbf16 tensor fast 16 16 16\n' > "$BATS_TEST_TMPDIR/bad.txt"
+    run "$B" --shapes "$BATS_TEST_TMPDIR/bad.txt"
+    [ "$status" -eq 2 ]
+    [[ "$output" =~ "bad.txt:4: expected 'TYPES SCALES ACCUM M N K'" ]]
+}
