@@ -210,3 +210,50 @@ PY
     [ "$status" -eq 2 ]
     [[ "$output" =~ "bad.txt:4: expected 'TYPES SCALES ACCUM M N K'" ]]
 }
+
+@test "fp8_ab.sh: argument checks, and the geomeans per accumulation from the measured pass's CSV" {
+    S="$ROOT/bench/fp8_ab.sh"
+    run bash "$S" lib bench
+    [ "$status" -eq 2 ]
+    [[ "$output" =~ "usage: " ]]
+    for bad in "--rounds x" "--tune-calls 0" "--bogus 1"; do
+        run bash "$S" lib bench "$BATS_TEST_TMPDIR/o" $bad
+        [ "$status" -eq 2 ]
+    done
+    # a stand-in bench_fp8: the tuning pass's table, then the measured pass's CSV
+    fake="$BATS_TEST_TMPDIR/fake_bench"
+    cat > "$fake" <<'SH'
+#!/bin/sh
+csv=""; tune=0
+while [ $# -gt 0 ]; do
+  case $1 in --csv) csv=$2; shift 2 ;; --shim-only) tune=1; shift 2 ;; *) shift ;; esac
+done
+if [ $tune = 1 ]; then
+  echo "gemmshim: tune: 2 signatures decided" > "$GEMMSHIM_LOG"
+  echo "fp8 8B.qkv e4m3 tensor fast 6144 8192 4096  40 calls, decided  cublaslt (tuned)"
+  echo "fp8 8B.qkv e4m3 block exact 6144 8192 4096  8 calls, not tuned  forward (scale modes)"
+  exit 0
+fi
+h=gpu,suite,op,a_type,b_type,scale_a,scale_b,fast_accum,m,n,k,shim_ms,as_called_ms,best8_ms,shim_tflops,as_called_tflops,best8_tflops,shim_vs_as_called,shim_vs_best8,best8_vs_as_called,best8_index,best8_of,rel_diff,route,weight_bytes,shim_weight_tbs,as_called_weight_tbs,best8_weight_tbs,shim_host_us,as_called_host_us,status
+{ echo "$h"
+  echo "G,fp8,a,e4m3,e4m3,scalar,scalar,1,6144,8192,4096,1,1.1,1,,,,1.1000,1.0000,1.1000,0,8,1e-3,x,0,,,,1,1,ok"
+  echo "G,fp8,b,e4m3,e4m3,scalar,scalar,1,4096,8192,4096,1,0.9,1,,,,0.9000,1.0000,0.9000,1,8,1e-3,forward,0,,,,1,1,ok"
+  echo "G,fp8,c,e4m3,e4m3,scalar,scalar,0,4096,8192,4096,1,1.2,1.1,,,,1.2000,1.1000,1.0909,2,8,1e-3,x,0,,,,1,1,ok"
+  echo "G,fp8-decode,d,e4m3,e4m3,outer_vec,outer_vec,0,4096,16,14336,1,1.5,1.2,,,,1.5000,1.2000,1.2500,0,8,1e-3,x,0,1,1,1,1,1,ok"
+  echo "G,fp8,e,e4m3,e4m3,blk128x128,vec128,1,4096,8192,4096,,,,,,,,,,,,,,,,,,,,skipped: cuBLASLt refuses the call as made (status 15)"
+} > "$csv"
+echo "the measured pass's table"
+SH
+    chmod +x "$fake"
+    run bash "$S" "" "$fake" "$BATS_TEST_TMPDIR/o" --suite fp8 --rounds 3
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"fp8_ab: tuning pass: 1 rows decided, 0 still tuning at the cap, 1 not tuned"* ]]
+    [[ "$output" == *"the measured pass's table"* ]]
+    [[ "$output" == *"large shapes, fast accumulation on: geomean shim/as_called 0.995 (min 0.900, 2 rows), shim/best8 1.000 (min 1.000, 2 rows)"* ]]
+    [[ "$output" == *"large shapes, fast accumulation off: geomean shim/as_called 1.200"* ]]
+    [[ "$output" == *"decode (n <= 64), fast accumulation off: geomean shim/as_called 1.500"* ]]
+    [[ "$output" == *"below 0.97x as called: b e4m3xe4m3 scalar/scalar fast=1 4096x8192x4096: 0.900x (forward)"* ]]
+    [[ "$output" == *"skipped: cuBLASLt refuses the call as made (status 15): e"* ]]
+    [[ "$output" == *"fp8_ab: 4 rows timed, 1 skipped"* ]]
+}
