@@ -166,3 +166,94 @@ PY
     [ "$status" -eq 2 ]
     [[ "$output" =~ "--attribute N" ]]
 }
+
+# bench_fp8 (bench/bench_fp8.c) on a CPU: its usage, its suites as shape
+# lists, and the errors it reports before it looks for a GPU
+@test "bench_fp8: --help, usage errors, and its suites listed as a --shapes list that reads back" {
+    B="$SHIM_BUILD_DIR/bin/bench_fp8"
+    [ -x "$B" ] || skip "bench_fp8 not built (GEMMSHIM_BUILD_BENCH=OFF)"
+    run "$B" --help
+    [ "$status" -eq 0 ]
+    [[ "$output" =~ "usage: ".*"--suite fp8|fp8-decode|fp8-all" ]]
+    for bad in "--bogus" "--rounds 0" "--rounds" "--shim-only x"; do
+        run "$B" $bad
+        [ "$status" -eq 2 ]
+        [[ "$output" =~ "usage: " ]]
+    done
+    run "$B" --suite nope
+    [ "$status" -eq 2 ]
+    [[ "$output" =~ "unknown suite 'nope'" ]]
+    run "$B" --suite fp8 --list
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 96 ]
+    # forward e4m3, backward with the gradient (B) in e5m2, every scale mode, both accumulations
+    for want in "e4m3xe5m2 row     exact  14336   8192   4096  # fp8 8B.down.dgrad" \
+                "e4m3xe5m2 tensor  exact  14336   4096   8192  # fp8 8B.down.wgrad" \
+                "e4m3      block   exact  28672   8192   8192  # fp8 70B.gate" \
+                "e4m3      block-t exact  14336   8192   4096  # fp8 8B.gate" \
+                "e4m3      vec128  exact  28672   8192   8192  # fp8 70B.gate" \
+                "e4m3      row     fast    8192  16384  28672  # fp8 70B.down"; do
+        [[ "$output" == *"$want"* ]] || { echo "missing: $want"; false; }
+    done
+    run "$B" --suite fp8-decode --list
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 60 ]
+    [[ "$output" == *"e4m3      row     exact  28672      1   8192  # fp8-decode 70B.gate"* ]]
+    run "$B" --list
+    [ "${#lines[@]}" -eq 156 ]
+    printf '%s\n' "${lines[@]}" > "$BATS_TEST_TMPDIR/all.txt"
+    run "$B" --shapes "$BATS_TEST_TMPDIR/all.txt" --list
+    [ "$status" -eq 0 ]
+    [ "$(printf '%s\n' "${lines[@]}" | sed 's/ *#.*//')" = "$(sed 's/ *#.*//' "$BATS_TEST_TMPDIR/all.txt")" ]
+    printf '# a comment\n\ne4m3 row fast 64 16 128\nbf16 tensor fast 16 16 16\n' > "$BATS_TEST_TMPDIR/bad.txt"
+    run "$B" --shapes "$BATS_TEST_TMPDIR/bad.txt"
+    [ "$status" -eq 2 ]
+    [[ "$output" =~ "bad.txt:4: expected 'TYPES SCALES ACCUM M N K'" ]]
+}
+
+@test "fp8_ab.sh: argument checks, and the geomeans per accumulation from the measured pass's CSV" {
+    S="$ROOT/bench/fp8_ab.sh"
+    run bash "$S" lib bench
+    [ "$status" -eq 2 ]
+    [[ "$output" =~ "usage: " ]]
+    for bad in "--rounds x" "--tune-calls 0" "--bogus 1"; do
+        run bash "$S" lib bench "$BATS_TEST_TMPDIR/o" $bad
+        [ "$status" -eq 2 ]
+    done
+    # a stand-in bench_fp8: the tuning pass's table, then the measured pass's CSV
+    fake="$BATS_TEST_TMPDIR/fake_bench"
+    cat > "$fake" <<'SH'
+#!/bin/sh
+csv=""; tune=0
+while [ $# -gt 0 ]; do
+  case $1 in --csv) csv=$2; shift 2 ;; --shim-only) tune=1; shift 2 ;; *) shift ;; esac
+done
+if [ $tune = 1 ]; then
+  echo "gemmshim: tune: 2 signatures decided" > "$GEMMSHIM_LOG"
+  echo "fp8 8B.qkv e4m3 tensor fast 6144 8192 4096  40 calls, decided  cublaslt (tuned)"
+  echo "fp8 8B.qkv e4m3 block exact 6144 8192 4096  8 calls, not tuned  forward (scale modes)"
+  exit 0
+fi
+h=gpu,suite,op,a_type,b_type,scale_a,scale_b,fast_accum,m,n,k,shim_ms,as_called_ms,best8_ms,shim_tflops,as_called_tflops,best8_tflops,shim_vs_as_called,shim_vs_best8,best8_vs_as_called,best8_index,best8_of,rel_diff,route,weight_bytes,shim_weight_tbs,as_called_weight_tbs,best8_weight_tbs,shim_host_us,as_called_host_us,status
+{ echo "$h"
+  echo "G,fp8,a,e4m3,e4m3,scalar,scalar,1,6144,8192,4096,1,1.1,1,,,,1.1000,1.0000,1.1000,0,8,1e-3,x,0,,,,1,1,ok"
+  echo "G,fp8,b,e4m3,e4m3,scalar,scalar,1,4096,8192,4096,1,0.9,1,,,,0.9000,1.0000,0.9000,1,8,1e-3,forward,0,,,,1,1,ok"
+  echo "G,fp8,c,e4m3,e4m3,scalar,scalar,0,4096,8192,4096,1,1.2,1.1,,,,1.2000,1.1000,1.0909,2,8,1e-3,x,0,,,,1,1,ok"
+  echo "G,fp8-decode,d,e4m3,e4m3,outer_vec,outer_vec,0,4096,16,14336,1,1.5,1.2,,,,1.5000,1.2000,1.2500,0,8,1e-3,x,0,1,1,1,1,1,ok"
+  echo "G,fp8,e,e4m3,e4m3,blk128x128,vec128,1,4096,8192,4096,,,,,,,,,,,,,,,,,,,,skipped: cuBLASLt refuses the call as made (status 15)"
+} > "$csv"
+echo "the measured pass's table"
+SH
+    chmod +x "$fake"
+    run bash "$S" "" "$fake" "$BATS_TEST_TMPDIR/o" --suite fp8 --rounds 3
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"fp8_ab: tuning pass: 1 rows decided, 0 still tuning at the cap, 1 not tuned"* ]]
+    [[ "$output" == *"the measured pass's table"* ]]
+    [[ "$output" == *"large shapes, fast accumulation on: geomean shim/as_called 0.995 (min 0.900, 2 rows), shim/best8 1.000 (min 1.000, 2 rows)"* ]]
+    [[ "$output" == *"large shapes, fast accumulation off: geomean shim/as_called 1.200"* ]]
+    [[ "$output" == *"decode (n <= 64), fast accumulation off: geomean shim/as_called 1.500"* ]]
+    [[ "$output" == *"below 0.97x as called: b e4m3xe4m3 scalar/scalar fast=1 4096x8192x4096: 0.900x (forward)"* ]]
+    [[ "$output" == *"skipped: cuBLASLt refuses the call as made (status 15): e"* ]]
+    [[ "$output" == *"fp8_ab: 4 rows timed, 1 skipped"* ]]
+}
