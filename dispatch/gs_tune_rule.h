@@ -185,7 +185,12 @@ double gs_tune_share_call_ms(const gs_tune_share_t *sh);
  * model's other kernels, and blocks called skinny kernels' gains 0.99-1.01
  * that the graph of a decode step measured at 1.05-1.09 (bench/NOTES.md). */
 #define GS_SUSTAIN_MIN_MS 0.02     /* shorter calls: the pairs stand (their runs, run_of) */
-#define GS_SUSTAIN_MIN_INTENSITY 128.0 /* flops per byte: below, memory-bound on a Hopper */
+/* flops per byte: far below, memory-bound, left to the pairs. Not the
+ * Hopper ridge (~300): TN 4096x128x14336 (123) streams 117 MB of weights
+ * in 40 us, and a cuBLASLt algorithm 1.05x cuBLAS in single-call pairs read
+ * 0.94x back to back in bench_ab; the skinny shapes the blocks misread are
+ * n <= 64 (under 64). */
+#define GS_SUSTAIN_MIN_INTENSITY 96.0
 #define GS_SUSTAIN_SETTLE 0.4      /* share of a block before its timed part: the clock settles */
 enum {
     GS_SUSTAIN_ROUNDS = 3,         /* blocks of each side */
