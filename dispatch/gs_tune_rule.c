@@ -165,6 +165,16 @@ gs_sustain_plan_t gs_tune_sustain_plan(double call_ms, double intensity, double 
     return p;
 }
 
+double gs_tune_est_ms(const gs_class_t *c)
+{
+    const double ies = (double)gs_dtype_size((gs_dtype_t)c->a_type),
+                 oes = (double)gs_dtype_size((gs_dtype_t)c->c_type);
+    const double m = (double)c->m, n = (double)c->n, k = (double)c->k, b = (double)c->batch;
+    const double bytes = b * (ies * (m * k + k * n) + oes * m * n);
+    const double t_mem = bytes / GS_EST_BYTES_PER_S, t_math = 2.0 * m * n * k * b / GS_EST_FLOPS_PER_S;
+    return 1e3 * (t_mem > t_math ? t_mem : t_math);
+}
+
 int gs_tune_pairs_doubt_prior(const gs_tune_sig_t *s, double call_ms)
 {
     double mean, lo;

@@ -211,6 +211,14 @@ typedef struct gs_sustain_plan {
  * GS_SUSTAIN_MIN_INTENSITY). */
 gs_sustain_plan_t gs_tune_sustain_plan(double call_ms, double intensity, double block_ms);
 
+/* A lower bound on a class's GPU time (ms) from its bytes and flops at
+ * GS_EST_BYTES_PER_S and GS_EST_FLOPS_PER_S: what "a short call" means to
+ * the rule below. A pair's own reading of cuBLAS cannot say it: after the
+ * flush, a 3 us call (TN 1024x32x4096) read over 20 us. */
+#define GS_EST_BYTES_PER_S 3.0e12
+#define GS_EST_FLOPS_PER_S 6.0e14
+double gs_tune_est_ms(const gs_class_t *c);
+
 /* Pairs of one call a side on a call shorter than GS_SUSTAIN_MIN_MS time
  * launches and ramps as much as the kernels, and a route of several
  * kernels (a split-K pass and its reduction) pays its extra launch there
@@ -220,7 +228,7 @@ gs_sustain_plan_t gs_tune_sustain_plan(double call_ms, double intensity, double 
  * the table's skinny kernel 1.8-2.4x cuBLAS; its pairs 0.90x, so a cuBLASLt
  * algorithm that tied cuBLAS "beat" it by 1.11x and served at 1.13x). 1 when
  * s's pairs do that on a call of call_ms (cuBLAS's time for one call): the
- * prior then stays, whatever beat it. */
+ * prior then stays, whatever beat it. call_ms: gs_tune_est_ms of the class. */
 int gs_tune_pairs_doubt_prior(const gs_tune_sig_t *s, double call_ms);
 
 /* A class's flops per byte moved: A and B read once, C written (and read

@@ -130,7 +130,7 @@ static gs_sustain_plan_t sustain_plan_of(const tsig_t *s)
 static const char *doubted(const tsig_t *s, const gs_tune_verdict_t *v)
 {
     if (v->kept_prior || v->prior_unsafe ||
-        !gs_tune_pairs_doubt_prior(&s->rule, gs_tune_share_call_ms(&s->share)))
+        !gs_tune_pairs_doubt_prior(&s->rule, gs_tune_est_ms(&s->key.cls)))
         return NULL;
     return "the pairs read the routing table's kernel slower than cuBLAS on a call this short, "
            "against the table's steady-state reading: the prior kept";

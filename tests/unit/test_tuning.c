@@ -483,6 +483,18 @@ static void test_prior_rule(void)
     CHECK(!v.kept_prior && gs_tune_pairs_doubt_prior(&s, 0.005));
     v = tune_prior(e2, 2, 0.005, -1, GS_TUNE_CUBLAS, &s);
     CHECK(!gs_tune_pairs_doubt_prior(&s, 0.005));
+    /* short by its bytes: TN 1024x32x4096 bf16 moves 8.5 MB (under 3 us
+     * at GS_EST_BYTES_PER_S), 4096x128x14336 122 MB (41 us), a 4096^3 is
+     * 137 GFLOP (229 us) */
+    gs_class_t k;
+    memset(&k, 0, sizeof k);
+    k.a_type = k.c_type = GS_DT_BF16;
+    k.m = 1024, k.n = 32, k.k = 4096, k.batch = 1;
+    CHECK(gs_tune_est_ms(&k) < GS_SUSTAIN_MIN_MS && gs_tune_est_ms(&k) > 0.002);
+    k.m = 4096, k.n = 128, k.k = 14336;
+    CHECK(gs_tune_est_ms(&k) > GS_SUSTAIN_MIN_MS);
+    k.m = k.n = k.k = 4096;
+    CHECK(fabs(gs_tune_est_ms(&k) - 1e3 * 2.0 * 4096.0 * 4096 * 4096 / GS_EST_FLOPS_PER_S) < 1e-9);
     /* a prior faster than cuBLAS in its pairs: nothing to doubt */
     v = tune_prior(d, 2, 0.005, -1, 0, &s);
     CHECK(!gs_tune_pairs_doubt_prior(&s, 0.005));
