@@ -36,6 +36,7 @@ typedef struct entry {
     gs_tune_owner_t claim;
     char *progress;          /* the latest progress fields, NULL if none */
     gs_tune_owner_t progress_by;
+    char *shape;             /* the class's comment for people, kept by rewrites; NULL if none */
 } entry_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -95,6 +96,32 @@ static entry_t *entry_find(const gs_class_t *c)
         return NULL;
     entry_t *e = slot_of(table, cap, c);
     return e->used ? e : NULL;
+}
+
+/* Under lock: the comment of class c's lines becomes the n bytes at text,
+ * where there are any (a line without one keeps what the entry had). */
+static void put_shape(const gs_class_t *c, const char *text, size_t n)
+{
+    entry_t *e = n ? entry_find(c) : NULL;
+    char *copy = e ? strndup(text, n) : NULL;
+    if (copy) {
+        free(e->shape);
+        e->shape = copy;
+    }
+}
+
+/* The comment of a line of len bytes (after its "\t# "): *n bytes, or NULL. */
+static const char *comment_of(const char *line, size_t len, size_t *n)
+{
+    for (size_t i = 0; i + 3 <= len; ++i)
+        if (line[i] == '\t' && line[i + 1] == '#' && line[i + 2] == ' ') {
+            *n = len - i - 3;
+            while (*n && (line[i + 3 + *n - 1] == '\n' || line[i + 3 + *n - 1] == '\r'))
+                --*n;
+            return line + i + 3;
+        }
+    *n = 0;
+    return NULL;
 }
 
 /* Under lock. A decision ends the tuning of its class. */
@@ -395,27 +422,38 @@ static char *progress_fields(const fields_t *fs)
 }
 
 /* One line after the header, into memory. Under lock. 0 or -1 (malformed). */
+/* A line's fields (fs, of class c) into the table. 0, or -1. */
+static int parse_fields(const fields_t *fs, int format, gs_class_t *c)
+{
+    if (is_key(fs, 0, "sig")) {
+        gs_tuned_t t;
+        return parse_sig(fs, format, c, &t) ? -1 : put_decision(c, &t);
+    }
+    gs_tune_owner_t o;
+    if (format == 1 || parse_owner(fs, &o))
+        return -1;
+    if (is_key(fs, 0, "claim"))
+        return fs->n == 6 ? put_claim(c, &o) : -1;
+    if (is_key(fs, 0, "progress")) {
+        char *p = progress_fields(fs);
+        return p ? put_progress(c, p, &o) : -1;
+    }
+    return -1;
+}
+
+/* One line into the table, its comment kept for rewrites. */
 static int parse_line(const char *line, size_t len, int format)
 {
     fields_t fs;
     gs_class_t c;
     split(line, len, &fs);
-    if (fs.n < 2 || gs_class_of_hex(fs.f[1], fs.len[1], &c))
+    if (fs.n < 2 || gs_class_of_hex(fs.f[1], fs.len[1], &c) || parse_fields(&fs, format, &c))
         return -1;
-    if (is_key(&fs, 0, "sig")) {
-        gs_tuned_t t;
-        return parse_sig(&fs, format, &c, &t) ? -1 : put_decision(&c, &t);
-    }
-    gs_tune_owner_t o;
-    if (format == 1 || parse_owner(&fs, &o))
-        return -1;
-    if (is_key(&fs, 0, "claim"))
-        return fs.n == 6 ? put_claim(&c, &o) : -1;
-    if (is_key(&fs, 0, "progress")) {
-        char *p = progress_fields(&fs);
-        return p ? put_progress(&c, p, &o) : -1;
-    }
-    return -1;
+    size_t n;
+    const char *shape = comment_of(line, len, &n);
+    if (shape)
+        put_shape(&c, shape, n);
+    return 0;
 }
 
 /* The line's start: "sig", "claim" or "progress", the class, and the
@@ -612,17 +650,18 @@ static int rewrite_entry(int t, const entry_t *e, long long now, char *line, siz
 {
     int rc = 0, n;
     if (e->decided) {
-        n = format_entry(&e->cls, &e->t, "", line, size);
+        n = format_entry(&e->cls, &e->t, e->shape ? e->shape : "", line, size);
         rc = n < 0 ? -1 : gs_write_all(t, line, (size_t)n);
     }
     if (!rc && e->progress) {
-        n = format_progress(&e->cls, &e->progress_by, e->progress, "", line, size);
+        n = format_progress(&e->cls, &e->progress_by, e->progress, e->shape ? e->shape : "",
+                            line, size);
         rc = n < 0 ? -1 : gs_write_all(t, line, (size_t)n);
     }
     /* a claim by the progress's writer: the progress line stands for it */
     if (!rc && e->claimed && !(e->progress && same_owner(&e->claim, &e->progress_by)) &&
         gs_tune_owner_alive(&e->claim, now)) {
-        n = format_claim(&e->cls, &e->claim, "", line, size);
+        n = format_claim(&e->cls, &e->claim, e->shape ? e->shape : "", line, size);
         rc = n < 0 ? -1 : gs_write_all(t, line, (size_t)n);
     }
     return rc;
@@ -914,6 +953,8 @@ int gs_tuned_put(const gs_class_t *c, const gs_tuned_t *t, const char *shape, ch
     const int n = format_entry(c, t, shape, line, sizeof line);
     pthread_mutex_lock(&lock);
     int rc = put_decision(c, t);
+    if (!rc && shape)
+        put_shape(c, shape, strlen(shape));
     if (!rc)
         rc = append(line, n, msg, msg_size);
     pthread_mutex_unlock(&lock);
@@ -994,8 +1035,10 @@ char *gs_tune_progress_get(const gs_class_t *c, gs_tune_owner_t *by)
 void gs_tuned_reset(void)
 {
     pthread_mutex_lock(&lock);
-    for (size_t i = 0; i < cap; ++i)
+    for (size_t i = 0; i < cap; ++i) {
         free(table[i].progress);
+        free(table[i].shape);
+    }
     free(table);
     table = NULL;
     cap = count = decided = 0;

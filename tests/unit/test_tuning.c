@@ -283,7 +283,8 @@ static void test_compaction(void)
     const gs_class_t c = class_n(300);
     for (int i = 0; i < 200; ++i) {
         const gs_tuned_t t = tuned("pingpong", "pingpong_128x128x64", 1.0 + i / 1000.0);
-        gs_tuned_put(&c, &t, "", msg, sizeof msg);
+        /* the shape comment on the first line only: a compaction keeps it */
+        gs_tuned_put(&c, &t, i ? "" : "cublasGemmEx bf16 TN m=300", msg, sizeof msg);
     }
     gs_tuned_reset();
     CHECK_EQ_INT(gs_tune_cache_open(path, "v", GS_TUNE_CACHE_WRITE, msg, sizeof msg), 0);
@@ -292,6 +293,7 @@ static void test_compaction(void)
     for (const char *s = text; s && (s = strstr(s, "\nsig\t")); ++s)
         ++lines;
     CHECK_EQ_INT(lines, 1);
+    CHECK(text && strstr(text, "\t# cublasGemmEx bf16 TN m=300\n"));
     gs_tuned_t t;
     CHECK(gs_tuned_find(&c, &t) && fabs(t.gain - 1.199) < 1e-9);
     free(text);
