@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|lt_fp8|direct|faults|load|plugin|tune|tune_from|tune_seq BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|lt_fp8|fp8_tiles|direct|faults|load|plugin|tune|tune_from|tune_seq BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -72,6 +72,16 @@ case $what in
     routed=$(grep -Ec -- 'cublasLtMatmul .* -> (pingpong|sgemm_warptile|skinny)' "$log")
     bias=$(grep -Ec -- 'cublasLtMatmul .* \+bias -> (pingpong|sgemm_warptile|skinny)' "$log")
     echo "lt: $routed cublasLtMatmul signatures routed ($bias with the BIAS epilogue), no fallback"
+    ;;
+  fp8_tiles)
+    # the experimental FP8 family (kernels/fp8), opted in and the only
+    # family allowed: ragged sizes, both scale modes, fast accumulation on
+    # and off, bias; each case against cuBLASLt's own error (the program)
+    GEMMSHIM_FP8_TILES=1 GEMMSHIM_POLICY=eligible GEMMSHIM_KERNELS=fp8_pingpong \
+      run "$bin/test_fp8_tiles"; rc=$?
+    [ $rc -eq 0 ] || exit $rc
+    served fp8_pingpong_128x128x128
+    no_fallback
     ;;
   lt_fp8)
     # FP8 cublasLtMatmul (tensorwise and rowwise scales, fast accumulation

@@ -14,42 +14,11 @@
  * reference, cuBLASLt's status success. Prints the number of signatures
  * for the runner. Exit 77 without a GPU. */
 #include "gpu_util.h"
+#include "gu_fp8.h"
 
 #include <cublasLt.h>
 
 #define TOL 1.5e-2
-
-/* ---- FP8 on the host: every code's value, and the nearest code ---- */
-
-/* e4m3 (the "fn" encoding: no infinities, S.1111.111 is NaN) and e5m2
- * (IEEE-like: exponent 31 is infinity or NaN); NAN for the codes that are
- * not finite. */
-static float fp8_value(uint8_t code, int e5m2)
-{
-    const int sign = code >> 7, mbits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
-    const int exp = (code & 0x7f) >> mbits, man = code & ((1 << mbits) - 1);
-    if (e5m2 ? exp == 31 : (exp == 15 && man == 7))
-        return NAN;
-    const float v = exp ? ldexpf(1.0f + (float)man / (1 << mbits), exp - bias)
-                        : ldexpf((float)man / (1 << mbits), 1 - bias);
-    return sign ? -v : v;
-}
-
-/* The finite code nearest v (ties to the lower code: any rounding will do,
- * the reference uses the code's own value). */
-static uint8_t fp8_code(float v, int e5m2)
-{
-    uint8_t best = 0;
-    float err = INFINITY;
-    for (int c = 0; c < 256; ++c) {
-        const float x = fp8_value((uint8_t)c, e5m2);
-        if (x == x && fabsf(x - v) < err) {
-            err = fabsf(x - v);
-            best = (uint8_t)c;
-        }
-    }
-    return best;
-}
 
 typedef struct fp8_case {
     const char *name;
@@ -85,9 +54,9 @@ static void make(const fp8_case_t *x, operands_t *o)
     o->sb = malloc(nb * sizeof(float));
     o->hbias = malloc(m * sizeof(uint16_t));
     for (size_t i = 0; i < k * m; ++i)
-        o->hA[i] = fp8_code((float)(gu_uniform() * 2.0), x->a_e5m2);
+        o->hA[i] = gu_fp8_code((float)(gu_uniform() * 2.0), x->a_e5m2);
     for (size_t i = 0; i < k * n; ++i)
-        o->hB[i] = fp8_code((float)(gu_uniform() * 2.0), x->b_e5m2);
+        o->hB[i] = gu_fp8_code((float)(gu_uniform() * 2.0), x->b_e5m2);
     for (size_t i = 0; i < na; ++i)
         o->sa[i] = (float)(1.25 + 0.75 * gu_uniform()); /* 0.5 .. 2 */
     for (size_t i = 0; i < nb; ++i)
@@ -121,9 +90,9 @@ static void reference(const fp8_case_t *x, const operands_t *o, double *ref)
     const int m = x->m, n = x->n, k = x->k;
     float *a = malloc(sizeof(float) * (size_t)k * m), *b = malloc(sizeof(float) * (size_t)k * n);
     for (size_t i = 0; i < (size_t)k * m; ++i)
-        a[i] = fp8_value(o->hA[i], x->a_e5m2);
+        a[i] = gu_fp8_value(o->hA[i], x->a_e5m2);
     for (size_t i = 0; i < (size_t)k * n; ++i)
-        b[i] = fp8_value(o->hB[i], x->b_e5m2);
+        b[i] = gu_fp8_value(o->hB[i], x->b_e5m2);
     for (int j = 0; j < n; ++j)
         for (int i = 0; i < m; ++i) {
             double s = 0.0;
@@ -136,19 +105,6 @@ static void reference(const fp8_case_t *x, const operands_t *o, double *ref)
         }
     free(a);
     free(b);
-}
-
-static double rel_err(const double *ref, const uint16_t *d, size_t n)
-{
-    double num = 0.0, den = 0.0;
-    for (size_t i = 0; i < n; ++i) {
-        const double v = gu_bf16_to_f32(d[i]);
-        if (v != v)
-            return INFINITY;
-        num += (v - ref[i]) * (v - ref[i]);
-        den += ref[i] * ref[i];
-    }
-    return den > 0.0 ? sqrt(num / den) : sqrt(num);
 }
 
 /* One case: its descriptors as torch._scaled_mm sets them, then its calls. */
@@ -214,7 +170,7 @@ static int run_case(cublasLtHandle_t lt, const fp8_case_t *x, int calls, void *w
             continue;
         CUDA_OK(cudaDeviceSynchronize());
         CUDA_OK(cudaMemcpy(out, o.D, mn * sizeof(uint16_t), cudaMemcpyDeviceToHost));
-        const double e = rel_err(ref, out, mn);
+        const double e = gu_bf16_rel_err(ref, out, mn);
         worst = e > worst ? e : worst;
         ++checked;
         if (!(e <= TOL)) {
