@@ -85,8 +85,12 @@ static void refusals(void)
     q.bias = (const void *)(uintptr_t)0x50000000;
     q.bias_type = GS_DT_BF16;
     CHECK_STR_EQ(why(classified(&q)), "(taken)");
-    /* ragged m, n and k (k a multiple of 16) */
-    q = fp8_tn(1, 1, 16);
+    /* ragged m, n and k (k a multiple of 16; ldc whole 16-byte units) */
+    q = fp8_tn(8, 1, 16);
+    CHECK_STR_EQ(why(&q), "(taken)");
+    q = fp8_tn(777, 3, 48);
+    q.ldc = 784;
+    CHECK_STR_EQ(why(classified(&q)), "(taken)");
     CHECK_STR_EQ(why(&q), "(taken)");
     q = fp8_tn(4104, 77, 16 * 9);
     CHECK_STR_EQ(why(&q), "(taken)");
@@ -171,8 +175,8 @@ static void refusals(void)
             q.B = (const char *)q.B + 8;
         else
             q.C = (char *)q.C + 8;
-        if (!CHECK_STR_EQ(why(classified(&q)), "A, B or D not 16-byte aligned"))
-            fprintf(stderr, "    %s misaligned\n", bases[i]);
+        if (!CHECK(!strcmp(why(classified(&q)), "A, B or D not 16-byte aligned")))
+            fprintf(stderr, "    %s misaligned: %s\n", bases[i], why(&q));
     }
     q = p;
     q.lda = q.k + 8; /* not a 16-byte stride */
