@@ -122,52 +122,42 @@ static void build(const char *suite)
     }
 }
 
-/* A shape list (gemmshim tune): one shape a line, "#" comments,
+/* One line of a shape list (gemmshim tune), "#" comments cut:
  *     DTYPE LAYOUT M N K      DTYPE: f32 bf16 f16 bf16>f32 f16>f32 (input>output)
  * 0, or -1 with the bad line reported. */
-static int load_shapes(const char *path)
+static int shape_line(void *ctx, const char *path, int lineno, char *line)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        perror(path);
+    (void)ctx;
+    char dt[16], lay[8], extra[8];
+    int m, n, k, bad = 0;
+    const int got = sscanf(line, "%15s %7s %d %d %d %7s", dt, lay, &m, &n, &k, extra);
+    if (got <= 0)
+        return 0; /* blank */
+    cudaDataType ab = CUDA_R_32F, c = CUDA_R_32F;
+    if (!strcmp(dt, "bf16") || !strcmp(dt, "bf16>f32"))
+        ab = CUDA_R_16BF, c = dt[4] ? CUDA_R_32F : CUDA_R_16BF;
+    else if (!strcmp(dt, "f16") || !strcmp(dt, "f16>f32"))
+        ab = CUDA_R_16F, c = dt[3] ? CUDA_R_32F : CUDA_R_16F;
+    else if (strcmp(dt, "f32"))
+        bad = 1;
+    if (bad || got != 5 || strlen(lay) != 2 || !strchr("NT", lay[0]) ||
+        !strchr("NT", lay[1]) || m < 1 || n < 1 || k < 1) {
+        fprintf(stderr, "bench_ab: %s:%d: expected 'DTYPE LAYOUT M N K' (DTYPE f32, bf16, "
+                        "f16, bf16>f32 or f16>f32; LAYOUT NN/NT/TN/TT; sizes >= 1)\n",
+                path, lineno);
         return -1;
     }
-    char line[256];
-    int lineno = 0, bad = 0;
-    while (fgets(line, sizeof line, f) && !bad) {
-        ++lineno;
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = 0;
-        char dt[16], lay[8], extra[8];
-        int m, n, k;
-        int got = sscanf(line, "%15s %7s %d %d %d %7s", dt, lay, &m, &n, &k, extra);
-        if (got <= 0)
-            continue; /* blank */
-        cudaDataType ab = CUDA_R_32F, c = CUDA_R_32F;
-        if (!strcmp(dt, "bf16") || !strcmp(dt, "bf16>f32"))
-            ab = CUDA_R_16BF, c = dt[4] ? CUDA_R_32F : CUDA_R_16BF;
-        else if (!strcmp(dt, "f16") || !strcmp(dt, "f16>f32"))
-            ab = CUDA_R_16F, c = dt[3] ? CUDA_R_32F : CUDA_R_16F;
-        else if (strcmp(dt, "f32"))
-            bad = 1;
-        if (bad || got != 5 || strlen(lay) != 2 || !strchr("NT", lay[0]) ||
-            !strchr("NT", lay[1]) || m < 1 || n < 1 || k < 1) {
-            fprintf(stderr, "bench_ab: %s:%d: expected 'DTYPE LAYOUT M N K' (DTYPE f32, bf16, "
-                            "f16, bf16>f32 or f16>f32; LAYOUT NN/NT/TN/TT; sizes >= 1)\n",
-                    path, lineno);
-            bad = 1;
-            break;
-        }
-        if (n_shapes == MAX_SHAPES) {
-            fprintf(stderr, "bench_ab: %s: more than %d shapes\n", path, MAX_SHAPES);
-            bad = 1;
-            break;
-        }
-        add("shapes", ab, c, lay, m, n, k);
+    if (n_shapes == MAX_SHAPES) {
+        fprintf(stderr, "bench_ab: %s: more than %d shapes\n", path, MAX_SHAPES);
+        return -1;
     }
-    fclose(f);
-    return bad ? -1 : 0;
+    add("shapes", ab, c, lay, m, n, k);
+    return 0;
+}
+
+static int load_shapes(const char *path)
+{
+    return gu_each_line(path, shape_line, NULL);
 }
 
 /* Random operands: a pool of fresh random values per element type, copied

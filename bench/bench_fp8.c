@@ -65,6 +65,7 @@
  *                  [--rounds N] [--shim-only N] [--list]
  * Exit 77 without a GPU (or one below compute capability 8.9). */
 #include "../tests/gpu/gpu_util.h"
+#include "../tests/gpu/gu_fp8.h"
 
 #include <cublasLt.h>
 #include <sys/stat.h>
@@ -211,70 +212,49 @@ static void build(const char *suite)
     }
 }
 
-/* The --shapes list; 0, or -1 with the bad line reported. */
-static int load_shapes(const char *path)
+/* One line of the --shapes list, "#" comments cut:
+ *     TYPES SCALES ACCUM M N K
+ * 0, or -1 with the bad line reported. */
+static int shape_line(void *ctx, const char *path, int lineno, char *line)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        perror(path);
+    (void)ctx;
+    char types[16], sc[16], acc[16], extra[8];
+    int m, n, k, bad = 0;
+    const int got = sscanf(line, "%15s %15s %15s %d %d %d %7s", types, sc, acc, &m, &n, &k, extra);
+    if (got <= 0)
+        return 0; /* blank */
+    int a5 = 0, b5 = 0, mode = -1;
+    if (!strcmp(types, "e4m3xe5m2"))
+        b5 = 1;
+    else if (!strcmp(types, "e5m2xe4m3"))
+        a5 = 1;
+    else if (strcmp(types, "e4m3"))
+        bad = 1;
+    for (int i = 0; i < SC_COUNT; ++i)
+        if (!strcmp(sc, scale_modes[i].name))
+            mode = i;
+    if (bad || got != 6 || mode < 0 || (strcmp(acc, "fast") && strcmp(acc, "exact")) || m < 1 ||
+        n < 1 || k < 1) {
+        fprintf(stderr, "bench_fp8: %s:%d: expected 'TYPES SCALES ACCUM M N K' (TYPES e4m3, "
+                        "e4m3xe5m2 or e5m2xe4m3; SCALES tensor, row, block, block-t or "
+                        "vec128; ACCUM fast or exact; sizes >= 1)\n",
+                path, lineno);
         return -1;
     }
-    char line[256];
-    int lineno = 0, bad = 0;
-    while (fgets(line, sizeof line, f) && !bad) {
-        ++lineno;
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = 0;
-        char types[16], sc[16], acc[16], extra[8];
-        int m, n, k;
-        const int got = sscanf(line, "%15s %15s %15s %d %d %d %7s", types, sc, acc, &m, &n, &k, extra);
-        if (got <= 0)
-            continue; /* blank */
-        int a5 = 0, b5 = 0, mode = -1;
-        if (!strcmp(types, "e4m3xe5m2"))
-            b5 = 1;
-        else if (!strcmp(types, "e5m2xe4m3"))
-            a5 = 1;
-        else if (strcmp(types, "e4m3"))
-            bad = 1;
-        for (int i = 0; i < SC_COUNT; ++i)
-            if (!strcmp(sc, scale_modes[i].name))
-                mode = i;
-        if (bad || got != 6 || mode < 0 || (strcmp(acc, "fast") && strcmp(acc, "exact")) ||
-            m < 1 || n < 1 || k < 1) {
-            fprintf(stderr, "bench_fp8: %s:%d: expected 'TYPES SCALES ACCUM M N K' (TYPES e4m3, "
-                            "e4m3xe5m2 or e5m2xe4m3; SCALES tensor, row, block, block-t or "
-                            "vec128; ACCUM fast or exact; sizes >= 1)\n",
-                    path, lineno);
-            bad = 1;
-            break;
-        }
-        if (n_shapes == MAX_SHAPES) {
-            fprintf(stderr, "bench_fp8: %s: more than %d shapes\n", path, MAX_SHAPES);
-            bad = 1;
-            break;
-        }
-        add("shapes", "shapes", a5, b5, mode, !strcmp(acc, "fast"), m, n, k);
+    if (n_shapes == MAX_SHAPES) {
+        fprintf(stderr, "bench_fp8: %s: more than %d shapes\n", path, MAX_SHAPES);
+        return -1;
     }
-    fclose(f);
-    return bad ? -1 : 0;
+    add("shapes", "shapes", a5, b5, mode, !strcmp(acc, "fast"), m, n, k);
+    return 0;
+}
+
+static int load_shapes(const char *path)
+{
+    return gu_each_line(path, shape_line, NULL);
 }
 
 /* ---- FP8 codes on the host ---- */
-
-/* e4m3 (the "fn" encoding: no infinities, S.1111.111 is NaN) and e5m2
- * (IEEE-like: exponent 31 is infinity or NaN); NAN for codes not finite. */
-static float fp8_value(uint8_t code, int e5m2)
-{
-    const int sign = code >> 7, mbits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
-    const int exp = (code & 0x7f) >> mbits, man = code & ((1 << mbits) - 1);
-    if (e5m2 ? exp == 31 : (exp == 15 && man == 7))
-        return NAN;
-    const float v = exp ? ldexpf(1.0f + (float)man / (1 << mbits), exp - bias)
-                        : ldexpf((float)man / (1 << mbits), 1 - bias);
-    return sign ? -v : v;
-}
 
 /* A pool of random codes per type (finite, nonzero, |x| in [2^-6, 4]),
  * copied into each buffer from a random offset, as bench_ab fills its own. */
@@ -286,7 +266,7 @@ static const uint8_t *pool_for(int e5m2)
         uint8_t codes[256];
         int n = 0;
         for (int c = 0; c < 256; ++c) {
-            const float v = fabsf(fp8_value((uint8_t)c, e5m2));
+            const float v = fabsf(gu_fp8_value((uint8_t)c, e5m2));
             if (v == v && v >= 0.015625f && v <= 4.0f)
                 codes[n++] = (uint8_t)c;
         }

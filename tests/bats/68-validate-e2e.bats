@@ -24,24 +24,11 @@ setup() {
 # classes replace their prior cuBLAS by sgemm_simt, the rest keep it.
 # $D/hex1, $D/hex2: those two classes.
 make_cache() {
-    run_shim env GEMMSHIM_RECORD="$D/app.sigs" "$SAMPLE" 2
-    [ "$status" -eq 0 ] || { echo "$stderr" >&2; return 1; }
-    awk -F'\t' '$1 == "sig" { for (i = 3; i <= NF; ++i) if ($i == "tunable=1") print $2 }' \
-        "$D/app.sigs" | LC_ALL=C sort -u > "$D/classes"
+    record_tunable_classes
     [ "$(wc -l < "$D/classes")" -ge 3 ]
-    sed -n 1p "$D/classes" > "$D/hex1"
-    sed -n 2p "$D/classes" > "$D/hex2"
     run_shim env GEMMSHIM_TUNE=online GEMMSHIM_TUNE_CACHE="$D/c" "$SAMPLE" 2
     [ "$status" -eq 0 ] && grep -q '^validator ' "$D/c"
-    local i=0 h
-    while read -r h; do
-        if [ $i -lt 2 ]; then
-            printf 'sig\t%s\tsgemm_simt\tsgemm_simt\tgain=1.0800\tlo95=1.0500\tpairs=10\tms=5.00\tprior=cublas\tvs_prior=1.0800\t# shape %d\n' "$h" $i
-        else
-            printf 'sig\t%s\tcublas\tas_called\tgain=1.0000\tlo95=1.0000\tpairs=10\tms=5.00\tprior=cublas\tvs_prior=1.0000\t# shape %d\n' "$h" $i
-        fi
-        i=$((i + 1))
-    done < "$D/classes" >> "$D/c"
+    tuned_lines >> "$D/c"
 }
 
 # $D/app: the application. It runs sample_calls, appends its mode and hold

@@ -21,25 +21,10 @@ setup() {
 # with every tunable signature decided: the first two replace their prior
 # cuBLAS by a kernel, the rest keep it. $D/hex1, $D/hex2: those two classes.
 make_cache() {
-    run_shim env GEMMSHIM_RECORD="$D/app.sigs" GEMMSHIM_TEST_DEVICE=sm_90:132 \
-        LD_LIBRARY_PATH="$FAKE_DIR" "$SAMPLE" 2
-    [ "$status" -eq 0 ] || { echo "$stderr" >&2; return 1; }
-    awk -F'\t' '$1 == "sig" { for (i = 3; i <= NF; ++i) if ($i == "tunable=1") print $2 }' \
-        "$D/app.sigs" | LC_ALL=C sort -u > "$D/classes"
-    [ "$(wc -l < "$D/classes")" -ge 2 ]
-    sed -n 1p "$D/classes" > "$D/hex1"
-    sed -n 2p "$D/classes" > "$D/hex2"
+    record_tunable_classes GEMMSHIM_TEST_DEVICE=sm_90:132 LD_LIBRARY_PATH="$FAKE_DIR"
     {
         printf '# gemmshim tune cache\nformat 2\nvalidator gpu=test\n'
-        local i=0 h
-        while read -r h; do
-            if [ $i -lt 2 ]; then
-                printf 'sig\t%s\tsgemm_simt\tsgemm_simt\tgain=1.0800\tlo95=1.0500\tpairs=10\tms=5.00\tprior=cublas\tvs_prior=1.0800\t# shape %d\n' "$h" $i
-            else
-                printf 'sig\t%s\tcublas\tas_called\tgain=1.0000\tlo95=1.0000\tpairs=10\tms=5.00\tprior=cublas\tvs_prior=1.0000\t# shape %d\n' "$h" $i
-            fi
-            i=$((i + 1))
-        done < "$D/classes"
+        tuned_lines
     } > "$D/c"
 }
 

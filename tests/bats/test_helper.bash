@@ -69,3 +69,30 @@ expect_eq() {
         return 1
     fi
 }
+
+# The tunable classes sample_calls issues, recorded (GEMMSHIM_RECORD) with
+# the extra environment given (VAR=VALUE...), sorted into $D/classes; the
+# first two into $D/hex1 and $D/hex2. Fails below 2 classes.
+record_tunable_classes() {
+    run_shim env GEMMSHIM_RECORD="$D/app.sigs" "$@" "$SAMPLE" 2
+    [ "$status" -eq 0 ] || { echo "$stderr" >&2; return 1; }
+    awk -F'\t' '$1 == "sig" { for (i = 3; i <= NF; ++i) if ($i == "tunable=1") print $2 }' \
+        "$D/app.sigs" | LC_ALL=C sort -u > "$D/classes"
+    [ "$(wc -l < "$D/classes")" -ge 2 ]
+    sed -n 1p "$D/classes" > "$D/hex1"
+    sed -n 2p "$D/classes" > "$D/hex2"
+}
+
+# Decision lines for $D/classes: the first two replace their prior cuBLAS
+# by sgemm_simt (1.08x), the rest keep it.
+tuned_lines() {
+    local i=0 h
+    while read -r h; do
+        if [ $i -lt 2 ]; then
+            printf 'sig\t%s\tsgemm_simt\tsgemm_simt\tgain=1.0800\tlo95=1.0500\tpairs=10\tms=5.00\tprior=cublas\tvs_prior=1.0800\t# shape %d\n' "$h" $i
+        else
+            printf 'sig\t%s\tcublas\tas_called\tgain=1.0000\tlo95=1.0000\tpairs=10\tms=5.00\tprior=cublas\tvs_prior=1.0000\t# shape %d\n' "$h" $i
+        fi
+        i=$((i + 1))
+    done < "$D/classes"
+}

@@ -319,4 +319,28 @@ static inline int gu_shim_present_lt(void)
     return global && dladdr(global, &a) && dladdr(real, &b) && a.dli_fbase != b.dli_fbase;
 }
 
+/* Each line of a list file (bench_ab's and bench_fp8's --shapes) with its
+ * "#" comment cut, to line(ctx, path, lineno, text) until one returns
+ * nonzero (having said why). 0, or -1 (the file unreadable, or a line
+ * refused). */
+typedef int (*gu_line_fn)(void *ctx, const char *path, int lineno, char *text);
+static inline int gu_each_line(const char *path, gu_line_fn line, void *ctx)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        return -1;
+    }
+    char buf[256];
+    int lineno = 0, rc = 0;
+    while (!rc && fgets(buf, sizeof buf, f)) {
+        char *hash = strchr(buf, '#');
+        if (hash)
+            *hash = 0;
+        rc = line(ctx, path, ++lineno, buf);
+    }
+    fclose(f);
+    return rc ? -1 : 0;
+}
+
 #endif /* GS_GPU_UTIL_H */
