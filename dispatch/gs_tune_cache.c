@@ -421,8 +421,8 @@ static char *progress_fields(const fields_t *fs)
     return out;
 }
 
-/* One line after the header, into memory. Under lock. 0 or -1 (malformed). */
-/* A line's fields (fs, of class c) into the table. 0, or -1. */
+/* A line's fields (fs, of class c) into the table. Under lock. 0, or -1
+ * (malformed). */
 static int parse_fields(const fields_t *fs, int format, gs_class_t *c)
 {
     if (is_key(fs, 0, "sig")) {
@@ -441,7 +441,8 @@ static int parse_fields(const fields_t *fs, int format, gs_class_t *c)
     return -1;
 }
 
-/* One line into the table, its comment kept for rewrites. */
+/* One line after the header, into memory, its comment kept for rewrites.
+ * Under lock. 0 or -1 (malformed). */
 static int parse_line(const char *line, size_t len, int format)
 {
     fields_t fs;

@@ -2,7 +2,7 @@
 """What tuned routing can gain per workload, beside what it gained.
 
     python3 bench/models/ceiling.py --models res.jsonl --ab-prefix DIR/ab \\
-        --cache models.cache [--json out.json]
+        --cache models.cache [--sigs models.sigs] [--json out.json]
 
 Reads three things of one GPU and one shim build:
   --models     the OFF/ON timing (run_all.sh ... --profile-gemm-share): per
@@ -31,8 +31,8 @@ import sys
 
 from gs_records import is_result
 
-SHAPE = re.compile(r"(?P<entry>\S+) (?P<tr>[NT]{2}) (?P<a>\w+),\w+->\w+ m=(?P<m>\d+) n=(?P<n>\d+) "
-                   r"k=(?P<k>\d+) batch=(?P<batch>\d+)")
+SHAPE = re.compile(r"(?P<entry>\S+) (?P<tr>[NT]{2}) (?P<a>\w+),\w+->\w+ (?:compute=\S+ )?"
+                   r"m=(?P<m>\d+) n=(?P<n>\d+) k=(?P<k>\d+) batch=(?P<batch>\d+)")
 CACHE_SHAPE = re.compile(r"# (?P<entry>\S+) (?P<a>\w+) (?P<tr>[NT]{2}) m=(?P<m>\d+) n=(?P<n>\d+) "
                          r"k=(?P<k>\d+) batch=(?P<batch>\d+)")
 
@@ -41,14 +41,33 @@ def key_of(m):
     return (m["entry"], m["tr"], m["a"], int(m["m"]), int(m["n"]), int(m["k"]), int(m["batch"]))
 
 
-def read_cache(path):
-    """key -> [(family, gain)], of every decision line."""
+def read_sigs(path):
+    """class hex -> shape key, from a signature file (gemmshim record): for
+    cache lines whose comment a compaction left empty."""
+    out = {}
+    for line in open(path):
+        cols = line.rstrip("\n").split("\t")
+        if cols[0] == "sig" and len(cols) > 2 and cols[-1].startswith("# "):
+            m = SHAPE.match(cols[-1][2:])
+            if m:
+                out[cols[1]] = key_of(m)
+    return out
+
+
+def read_cache(path, shapes=None):
+    """key -> [(family, gain)], of every decision line; shapes (class hex ->
+    key) names the lines without a shape comment."""
     out = {}
     for line in open(path):
         if not line.startswith("sig\t"):
             continue
         cols = line.rstrip("\n").split("\t")
         m = CACHE_SHAPE.search(line)
+        if not m and shapes and cols[1] in shapes:
+            gain = next((float(c[5:]) for c in cols if c.startswith("gain=")), None)
+            if gain is not None and len(cols) > 2:
+                out.setdefault(shapes[cols[1]], []).append((cols[2], gain))
+            continue
         gain = next((float(c[5:]) for c in cols if c.startswith("gain=")), None)
         if m and gain is not None and len(cols) > 2:
             out.setdefault(key_of(m), []).append((cols[2], gain))
@@ -76,6 +95,8 @@ def main():
     ap.add_argument("--models", required=True)
     ap.add_argument("--ab-prefix", required=True)
     ap.add_argument("--cache", required=True)
+    ap.add_argument("--sigs", default=None,
+                    help="the recorded signature file: shapes for cache lines without one")
     ap.add_argument("--json", default=None, help="also write the rows here")
     args = ap.parse_args()
 
@@ -87,7 +108,7 @@ def main():
             ab_iters[r["workload"]] = r["ab_iters"]
         elif r.get("off_ms") is not None and is_result(r):
             timing[r["workload"]] = r
-    cache = read_cache(args.cache)
+    cache = read_cache(args.cache, read_sigs(args.sigs) if args.sigs else None)
 
     rows = []
     for wl, r in timing.items():

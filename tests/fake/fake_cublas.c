@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "fake_foreach.h"
+#include "fake_lt_defaults.h"
 #include "gs_entry_points.h"
 
 #include <fcntl.h>
@@ -333,6 +334,12 @@ static void attr_put(fake_attrs_t *f, int attr, const void *v, size_t n)
     f->size[attr] = n;
 }
 
+/* attr_put for fake_lt_defaults.h */
+static void attr_put_any(void *f, int attr, const void *v, size_t n)
+{
+    attr_put(f, attr, v, n);
+}
+
 static cublasStatus_t attr_set(fake_attrs_t *f, int magic, int attr, const void *buf, size_t n)
 {
     if (!desc_track(f, 0) || f->magic != magic)
@@ -389,34 +396,7 @@ FAKE_EXPORT cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *d,
     if (!f)
         return CUBLAS_STATUS_INVALID_VALUE;
     f->magic = DESC_MAGIC;
-    int32_t i32 = compute, zero = 0, bias_type = -1;
-    uint32_t epi = CUBLASLT_EPILOGUE_DEFAULT;
-    int64_t z64 = 0;
-    void *null = NULL;
-    attr_put(f, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &i32, 4);
-    i32 = scale;
-    attr_put(f, CUBLASLT_MATMUL_DESC_SCALE_TYPE, &i32, 4);
-    attr_put(f, CUBLASLT_MATMUL_DESC_POINTER_MODE, &zero, 4);
-    attr_put(f, CUBLASLT_MATMUL_DESC_TRANSA, &zero, 4);
-    attr_put(f, CUBLASLT_MATMUL_DESC_TRANSB, &zero, 4);
-    attr_put(f, CUBLASLT_MATMUL_DESC_TRANSC, &zero, 4);
-    attr_put(f, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, 4);
-    attr_put(f, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &null, sizeof null);
-    attr_put(f, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, &z64, 8);
-    attr_put(f, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, 4);
-    attr_put(f, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &null, sizeof null);
-    attr_put(f, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &null, sizeof null);
-    attr_put(f, CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, &null, sizeof null);
-    attr_put(f, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &null, sizeof null);
-    attr_put(f, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &null, sizeof null);
-    attr_put(f, CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER, &null, sizeof null);
-    const int8_t fast_accum = 0;
-    attr_put(f, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast_accum, 1);
-    const int32_t scalar = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
-    attr_put(f, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &scalar, 4);
-    attr_put(f, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &scalar, 4);
-    attr_put(f, CUBLASLT_MATMUL_DESC_C_SCALE_MODE, &scalar, 4);
-    attr_put(f, CUBLASLT_MATMUL_DESC_D_SCALE_MODE, &scalar, 4);
+    lt_default_desc(attr_put_any, f, (int32_t)compute, (int32_t)scale);
     desc_track(f, 1);
     *d = (cublasLtMatmulDesc_t)f;
     return CUBLAS_STATUS_SUCCESS;
@@ -450,17 +430,7 @@ FAKE_EXPORT cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *l,
     if (!f)
         return CUBLAS_STATUS_INVALID_VALUE;
     f->magic = LAYOUT_MAGIC;
-    uint32_t type = (uint32_t)t;
-    int32_t order = CUBLASLT_ORDER_COL, batch = 1;
-    int64_t z64 = 0;
-    attr_put(f, CUBLASLT_MATRIX_LAYOUT_TYPE, &type, 4);
-    attr_put(f, CUBLASLT_MATRIX_LAYOUT_ORDER, &order, 4);
-    attr_put(f, CUBLASLT_MATRIX_LAYOUT_ROWS, &rows, 8);
-    attr_put(f, CUBLASLT_MATRIX_LAYOUT_COLS, &cols, 8);
-    attr_put(f, CUBLASLT_MATRIX_LAYOUT_LD, &ld, 8);
-    attr_put(f, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, 4);
-    attr_put(f, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &z64, 8);
-    attr_put(f, CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, &z64, 8);
+    lt_default_layout(attr_put_any, f, (uint32_t)t, rows, cols, ld);
     desc_track(f, 1);
     *l = (cublasLtMatrixLayout_t)f;
     return CUBLAS_STATUS_SUCCESS;

@@ -6,6 +6,7 @@
 #define GS_LT_BAG_H
 
 #include "gs_lt.h"
+#include "../fake/fake_lt_defaults.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -21,6 +22,12 @@ static inline void bag_put(bag_t *b, int attr, const void *v, size_t n)
     memset(b->val[attr], 0, sizeof b->val[attr]);
     memcpy(b->val[attr], v, n);
     b->size[attr] = n;
+}
+
+/* bag_put for fake_lt_defaults.h */
+static inline void bag_put_any(void *b, int attr, const void *v, size_t n)
+{
+    bag_put(b, attr, v, n);
 }
 
 /* cuBLASLt's answer: the value when asked with its exact size. */
@@ -56,16 +63,7 @@ typedef struct lt_case {
 
 static inline void layout(bag_t *b, int type, uint64_t rows, uint64_t cols)
 {
-    const uint32_t t = (uint32_t)type;
-    const int32_t order = CUBLASLT_ORDER_COL, batch = 1;
-    const int64_t ld = (int64_t)rows, zero = 0;
-    bag_put(b, CUBLASLT_MATRIX_LAYOUT_TYPE, &t, 4);
-    bag_put(b, CUBLASLT_MATRIX_LAYOUT_ORDER, &order, 4);
-    bag_put(b, CUBLASLT_MATRIX_LAYOUT_ROWS, &rows, 8);
-    bag_put(b, CUBLASLT_MATRIX_LAYOUT_COLS, &cols, 8);
-    bag_put(b, CUBLASLT_MATRIX_LAYOUT_LD, &ld, 8);
-    bag_put(b, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, 4);
-    bag_put(b, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &zero, 8);
+    lt_default_layout(bag_put_any, b, (uint32_t)type, rows, cols, (int64_t)rows);
 }
 
 static const float lt_one = 1.0f, lt_zero = 0.0f;
@@ -73,27 +71,9 @@ static const float lt_one = 1.0f, lt_zero = 0.0f;
 static inline void lt_case(lt_case_t *t, int ab_a, int ab_b, int c, int d)
 {
     memset(t, 0, sizeof *t);
-    const int32_t compute = CUBLAS_COMPUTE_32F, scale = CUDA_R_32F, zero = 0, op_t = CUBLAS_OP_T;
-    const uint32_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
-    const void *null = NULL;
-    bag_put(&t->desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &compute, 4);
-    bag_put(&t->desc, CUBLASLT_MATMUL_DESC_SCALE_TYPE, &scale, 4);
-    bag_put(&t->desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, &zero, 4);
+    const int32_t op_t = CUBLAS_OP_T;
+    lt_default_desc(bag_put_any, &t->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F);
     bag_put(&t->desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_t, 4);
-    bag_put(&t->desc, CUBLASLT_MATMUL_DESC_TRANSB, &zero, 4);
-    bag_put(&t->desc, CUBLASLT_MATMUL_DESC_TRANSC, &zero, 4);
-    bag_put(&t->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, 4);
-    const int ptrs[] = {CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-                        CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER,
-                        CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, CUBLASLT_MATMUL_DESC_BIAS_POINTER};
-    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i)
-        bag_put(&t->desc, ptrs[i], &null, sizeof null);
-    const int modes[] = {CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
-                         CUBLASLT_MATMUL_DESC_C_SCALE_MODE, CUBLASLT_MATMUL_DESC_D_SCALE_MODE};
-    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; ++i)
-        bag_put(&t->desc, modes[i], &zero, 4);
-    const int8_t fast = 0;
-    bag_put(&t->desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, 1);
     layout(&t->la, ab_a, 768, 1024);
     layout(&t->lb, ab_b, 768, 512);
     layout(&t->lc, c, 1024, 512);

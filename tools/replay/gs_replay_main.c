@@ -167,22 +167,20 @@ static int parse(int argc, char **argv, options_t *o)
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long n;
-        if (!strcmp(a, "--count-gpus")) {
-            o->count_gpus = 1;
+        /* the options that take no value */
+        const struct {
+            const char *name;
+            int *on;
+        } flags[] = {{"--count-gpus", &o->count_gpus},
+                     {"--summary", &o->summary},
+                     {"--sequences", &o->sequences},
+                     {"--keep-prior", &o->keep_prior}};
+        int flag = 0;
+        for (size_t f = 0; f < sizeof flags / sizeof flags[0] && !flag; ++f)
+            if (!strcmp(a, flags[f].name))
+                *flags[f].on = flag = 1;
+        if (flag)
             continue;
-        }
-        if (!strcmp(a, "--summary")) {
-            o->summary = 1;
-            continue;
-        }
-        if (!strcmp(a, "--sequences")) {
-            o->sequences = 1;
-            continue;
-        }
-        if (!strcmp(a, "--keep-prior")) {
-            o->keep_prior = 1;
-            continue;
-        }
         if (!v) {
             fprintf(stderr, "gemmshim-replay: %s needs a value\n%s", a, usage);
             return -1;
