@@ -9,7 +9,9 @@
 
 const char *gs_fp8_name(int cfg)
 {
-    return cfg == GS_FP8_PINGPONG_128x128x128 ? "fp8_pingpong_128x128x128" : "fp8_unknown";
+    return cfg == GS_FP8_PINGPONG_128x128x128 ? "fp8_pingpong_128x128x128"
+           : cfg == GS_FP8_COOP_128x128x128   ? "fp8_coop_128x128x128"
+                                              : "fp8_unknown";
 }
 
 /* A leading dimension TMA can walk: at least the contiguous extent, and a
@@ -52,6 +54,12 @@ const char *gs_fp8_refusal(const gs_class_t *c, const gs_device_t *d, int cfg)
         return "too many tiles";
     if (c->k % GS_FP8_K_MULTIPLE != 0)
         return "k not a multiple of 16";
+    /* cuBLASLt 13.1 refuses (status 15) every FP8 call whose m is not a
+     * multiple of 8 with a bf16 D, whatever ldd, bias or scale mode (H200,
+     * m = 776 / 784 / 1000 / 1008 taken; 777 / 780 / 1001 / 1004 refused):
+     * serving one would answer success where cuBLASLt answers 15. */
+    if (c->m % GS_FP8_M_MULTIPLE != 0)
+        return "m not a multiple of 8 (cuBLASLt refuses it)";
     if (c->align_a < GS_FP8_PTR_ALIGN || c->align_b < GS_FP8_PTR_ALIGN ||
         c->align_c < GS_FP8_PTR_ALIGN)
         return "A, B or D not 16-byte aligned";
@@ -106,7 +114,11 @@ static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *plan)
     _Static_assert(sizeof pl <= GS_PLAN_DATA_MAX, "the plan fits gs_plan_t.data");
     memcpy(plan->data.bytes, &pl, sizeof pl);
     plan->workspace_bytes = 0;
-    plan->kernel = pl.promote ? "fp8_pingpong_128x128x128" : "fp8_pingpong_128x128x128_fastaccum";
+    static const char *const kernels[GS_FP8_CONFIG_COUNT][2] = {
+        {"fp8_pingpong_128x128x128_fastaccum", "fp8_pingpong_128x128x128"},
+        {"fp8_coop_128x128x128_fastaccum", "fp8_coop_128x128x128"},
+    };
+    plan->kernel = kernels[pl.config][pl.promote];
 }
 
 const gs_family_t gs_family_fp8 = {

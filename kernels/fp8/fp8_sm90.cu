@@ -32,11 +32,11 @@
 
 namespace {
 
-template <typename TP, typename TQ, bool PROMOTE>
+template <typename Cfg, typename TP, typename TQ, bool PROMOTE>
 int launch(const gs_problem_t *pr, const gs_device_t *d, const gs_fp8_plan_t &pl)
 {
     constexpr int SMEM = GS_FP8_SMEM_BYTES;
-    auto kernel = fp8_pingpong_sm90<TP, TQ, PROMOTE>;
+    auto kernel = fp8_sm90<Cfg, TP, TQ, PROMOTE>;
     static std::atomic<uint64_t> smem_done{0};
     if (const cudaError_t e = gs_smem_limit_once(smem_done, d->ordinal, SMEM, kernel))
         return (int)e;
@@ -104,10 +104,17 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const gs_fp8_plan_t &pl
     return (int)e;
 }
 
-template <typename TP, typename TQ>
+template <typename Cfg, typename TP, typename TQ>
 int launch_accum(const gs_problem_t *p, const gs_device_t *d, const gs_fp8_plan_t &pl)
 {
-    return pl.promote ? launch<TP, TQ, true>(p, d, pl) : launch<TP, TQ, false>(p, d, pl);
+    return pl.promote ? launch<Cfg, TP, TQ, true>(p, d, pl) : launch<Cfg, TP, TQ, false>(p, d, pl);
+}
+
+template <typename TP, typename TQ>
+int launch_config(const gs_problem_t *p, const gs_device_t *d, const gs_fp8_plan_t &pl)
+{
+    return pl.config == GS_FP8_COOP_128x128x128 ? launch_accum<Fp8CoopCfg, TP, TQ>(p, d, pl)
+                                                : launch_accum<Fp8Cfg, TP, TQ>(p, d, pl);
 }
 
 } // namespace
@@ -124,10 +131,10 @@ extern "C" int gs_fp8_run_plan(const gs_plan_t *plan, const gs_problem_t *p, con
     using E5 = __nv_fp8_e5m2;
     const bool a5 = p->a_type == GS_DT_E5M2, b5 = p->b_type == GS_DT_E5M2;
     if (!a5 && !b5)
-        return launch_accum<E4, E4>(p, d, pl);
+        return launch_config<E4, E4>(p, d, pl);
     if (!a5)
-        return launch_accum<E5, E4>(p, d, pl); /* B e5m2 */
+        return launch_config<E5, E4>(p, d, pl); /* B e5m2 */
     if (!b5)
-        return launch_accum<E4, E5>(p, d, pl); /* A e5m2 */
+        return launch_config<E4, E5>(p, d, pl); /* A e5m2 */
     return (int)cudaErrorInvalidValue;
 }

@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-/* One 128 (m) x 128 (n) tile per consumer warpgroup, K-blocks of 128 FP8
+/* One 128 (m) x 128 (n) tile per CTA, K-blocks of 128 FP8
  * elements: the pingpong 128x128 tile's stage byte for byte (a 128-byte
  * swizzle row of k holds 64 bf16 or 128 FP8 elements), so its shared-
  * memory layout, ring and epilogue staging are reused unchanged. */
@@ -38,11 +38,19 @@ enum {
      * TMA's (16-byte base addresses, leading dimensions in 16-byte units). */
     GS_FP8_K_MULTIPLE = 16,
     GS_FP8_PTR_ALIGN = 16,
+    /* m: what cuBLASLt itself takes with a bf16 D (fp8_family.c) */
+    GS_FP8_M_MULTIPLE = 8,
 };
 
-/* The family's configurations (one tile arrangement for now). */
+/* The family's configurations: the same 128x128 tile and shared memory,
+ * the consumers' arrangement differs (fp8_kernel.cuh). */
 typedef enum gs_fp8_config {
+    /* each consumer owns whole tiles, mainloops in turn: the epilogue
+     * hides behind the other consumer's mainloop */
     GS_FP8_PINGPONG_128x128x128 = 0,
+    /* both consumers on every tile, one 64-row block each: the promotion's
+     * adds hide behind the other consumer's wgmmas */
+    GS_FP8_COOP_128x128x128 = 1,
     GS_FP8_CONFIG_COUNT
 } gs_fp8_config_t;
 

@@ -3,14 +3,16 @@
  * operands, bf16 D in place, beta 0), ragged m, n and k, tensorwise and
  * rowwise scales, fast accumulation on and off, with and without the BIAS
  * epilogue. Run with GEMMSHIM_FP8_TILES=1 GEMMSHIM_POLICY=eligible
- * GEMMSHIM_KERNELS=fp8_pingpong (run_gpu_test.sh fp8_tiles). Each case is
+ * GEMMSHIM_KERNELS=fp8_pingpong_128x128x128 or fp8_coop_128x128x128
+ * (run_gpu_test.sh fp8_tiles runs both). Each case is
  * called twice, D poisoned (NaN) before each: once with the shim off
  * (gemmshim_set_mode: cuBLASLt as called), once on, where the call must be
  * served by the family (gemmshim_last_route). Both are compared with an
  * fp32 host reference of the dequantised operands (the codes' values times
  * their scales, plus the bias). Pass: ours within twice cuBLASLt's own
  * relative (Frobenius) error, or within FLOOR where cuBLASLt is exact to
- * bf16. Exit 77 without a GPU. */
+ * bf16. A call cuBLASLt refuses (m not a multiple of 8) must get cuBLASLt's
+ * status from the shim too, with D untouched. Exit 77 without a GPU. */
 #include "gpu_util.h"
 #include "gu_fp8.h"
 
@@ -28,16 +30,20 @@ typedef struct fp8_case {
     int8_t fast; /* CUBLASLT_MATMUL_DESC_FAST_ACCUM */
     int bias;    /* BIAS epilogue, bf16 */
     int m, n, k;
+    int refused; /* cuBLASLt refuses it: the shim must answer the same, D untouched */
 } fp8_case_t;
 
 static const fp8_case_t cases[] = {
-    {"tensorwise e4m3, promoted, long k", 0, 0, 0, 0, 0, 1000, 520, 4112},
-    {"tensorwise e4m3, fast accumulation", 0, 0, 0, 1, 0, 1000, 520, 4112},
-    {"rowwise e4m3, promoted, bias", 0, 0, 1, 0, 1, 777, 333, 272},
-    {"rowwise e5m2 x e4m3, fast, bias", 1, 0, 1, 1, 1, 129, 129, 16},
-    {"tensorwise e4m3 x e5m2, promoted, bias, ragged m store", 0, 1, 0, 0, 1, 1001, 77, 160},
-    {"rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528},
-    {"tensorwise e4m3, promoted, many tiles", 0, 0, 0, 0, 0, 4096, 2304, 1024},
+    {"tensorwise e4m3, promoted, long k", 0, 0, 0, 0, 0, 1000, 520, 4112, 0},
+    {"tensorwise e4m3, fast accumulation", 0, 0, 0, 1, 0, 1000, 520, 4112, 0},
+    {"rowwise e4m3, promoted, bias", 0, 0, 1, 0, 1, 776, 333, 272, 0},
+    {"rowwise e5m2 x e4m3, fast, bias", 1, 0, 1, 1, 1, 136, 129, 16, 0},
+    {"tensorwise e4m3 x e5m2, promoted, bias, ragged tile", 0, 1, 0, 0, 1, 1000, 77, 160, 0},
+    {"rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528, 0},
+    {"tensorwise e4m3, promoted, many tiles", 0, 0, 0, 0, 0, 4096, 2304, 1024, 0},
+    /* m not a multiple of 8: cuBLASLt answers 15, and so must the shim */
+    {"tensorwise e4m3, bias, m = 777", 0, 0, 0, 0, 1, 777, 333, 272, 1},
+    {"rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1},
 };
 
 typedef int (*set_mode_fn)(gemmshim_mode_t);
@@ -142,6 +148,7 @@ static int run_case(cublasLtHandle_t lt, const fp8_case_t *x, set_mode_fn set_mo
 
     const float alpha = 1.0f, beta = 0.0f;
     double err[2] = {0.0, 0.0}; /* cuBLASLt's, ours */
+    cublasStatus_t refused_st = CUBLAS_STATUS_SUCCESS;
     char route[128] = "";
     int bad = 0;
     for (int ours = 0; ours < 2 && !bad; ++ours) {
@@ -149,6 +156,26 @@ static int run_case(cublasLtHandle_t lt, const fp8_case_t *x, set_mode_fn set_mo
         CUDA_OK(cudaMemset(D, 0xff, ldd * n * sizeof(uint16_t))); /* NaN: D must be written */
         const cublasStatus_t st =
             cublasLtMatmul(lt, desc, &alpha, A, la, B, lb, &beta, D, ld, D, ld, NULL, ws, ws_size, 0);
+        if (x->refused) {
+            /* cuBLASLt's answer first; then the shim's must be the same,
+             * with nothing written */
+            if (!ours)
+                refused_st = st;
+            if (st == CUBLAS_STATUS_SUCCESS || st != refused_st) {
+                printf("FAIL: %s: %s answered %d, cuBLASLt %d (a refusal expected)\n", x->name,
+                       ours ? "the shim" : "cuBLASLt", (int)st, (int)refused_st);
+                bad = 1;
+                break;
+            }
+            CUDA_OK(cudaDeviceSynchronize());
+            CUDA_OK(cudaMemcpy(out, D, ldd * n * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+            for (size_t i = 0; i < ldd * n && !bad; ++i)
+                if (out[i] != 0xffff) {
+                    printf("FAIL: %s: D written at %zu by a refused call\n", x->name, i);
+                    bad = 1;
+                }
+            continue;
+        }
         if (st != CUBLAS_STATUS_SUCCESS) {
             printf("FAIL: %s: %s: cuBLASLt status %d\n", x->name, ours ? "ours" : "cuBLASLt", (int)st);
             bad = 1;
@@ -157,7 +184,7 @@ static int run_case(cublasLtHandle_t lt, const fp8_case_t *x, set_mode_fn set_mo
         CUDA_OK(cudaDeviceSynchronize());
         if (ours) {
             last_route(route, sizeof route);
-            if (strncmp(route, "fp8_pingpong_", 13) != 0) {
+            if (strncmp(route, "fp8_", 4) != 0) {
                 printf("FAIL: %s: served by '%s', not the FP8 family\n", x->name, route);
                 bad = 1;
             }
@@ -169,12 +196,15 @@ static int run_case(cublasLtHandle_t lt, const fp8_case_t *x, set_mode_fn set_mo
         err[ours] = gu_bf16_rel_err(ref, out, m * n);
     }
     const double limit = 2.0 * err[0] > FLOOR ? 2.0 * err[0] : FLOOR;
-    if (!bad && !(err[1] <= limit)) {
+    if (x->refused) {
+        if (!bad)
+            printf("ok: %s: refused by cuBLASLt and by the shim alike (status %d), D untouched\n",
+                   x->name, (int)refused_st);
+    } else if (!bad && !(err[1] <= limit)) {
         printf("FAIL: %s: m=%zu n=%zu k=%zu: relative error %.3g, cuBLASLt's %.3g (limit %.3g)\n",
                x->name, m, n, k, err[1], err[0], limit);
         bad = 1;
-    }
-    if (!bad)
+    } else if (!bad)
         printf("ok: %s: m=%zu n=%zu k=%zu, %s: relative error %.3g, cuBLASLt's %.3g\n", x->name, m,
                n, k, route, err[1], err[0]);
     set_mode(GEMMSHIM_MODE_ON);

@@ -88,10 +88,16 @@ static void refusals(void)
     /* ragged m, n and k (k a multiple of 16; ldc whole 16-byte units) */
     q = fp8_tn(8, 1, 16);
     CHECK_STR_EQ(why(&q), "(taken)");
-    q = fp8_tn(777, 3, 48);
+    q = fp8_tn(776, 3, 48);
     q.ldc = 784;
     CHECK_STR_EQ(why(classified(&q)), "(taken)");
     CHECK_STR_EQ(why(&q), "(taken)");
+    /* what cuBLASLt refuses stays its own answer (status 15), ld or not */
+    q = fp8_tn(777, 3, 48);
+    q.ldc = 784;
+    CHECK_STR_EQ(why(classified(&q)), "m not a multiple of 8 (cuBLASLt refuses it)");
+    q = fp8_tn(1004, 64, 128);
+    CHECK_STR_EQ(why(&q), "m not a multiple of 8 (cuBLASLt refuses it)");
     q = fp8_tn(4104, 77, 16 * 9);
     CHECK_STR_EQ(why(&q), "(taken)");
 
@@ -104,7 +110,7 @@ static void refusals(void)
     d = *h100();
     d.smem_optin = 200 * 1024;
     CHECK_STR_EQ(gs_fp8_refusal(&p.cls, &d, 0), "shared memory short of the tile's");
-    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, h100(), 1), "no such configuration");
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, h100(), GS_FP8_CONFIG_COUNT), "no such configuration");
     CHECK_STR_EQ(gs_fp8_refusal(&p.cls, h100(), -1), "no such configuration");
 
     q = p;
@@ -249,6 +255,25 @@ static void plans(void)
     CHECK_EQ_INT(fp.promote, 0);
     CHECK_STR_EQ(pl.kernel, "fp8_pingpong_128x128x128_fastaccum");
 
+    /* the cooperative configuration: the same plan, its own kernel names */
+    gs_plan_t co;
+    memset(&co, 0, sizeof co);
+    co.family = &gs_family_fp8;
+    co.config = GS_FP8_COOP_128x128x128;
+    gs_family_fp8.plan(&p, h100(), &co);
+    gs_fp8_plan_t cf;
+    memcpy(&cf, co.data.bytes, sizeof cf);
+    CHECK_EQ_INT(cf.config, GS_FP8_COOP_128x128x128);
+    CHECK_EQ_INT(cf.grid, fp.grid);
+    CHECK_EQ_INT(cf.smem_bytes, fp.smem_bytes);
+    CHECK_STR_EQ(co.kernel, "fp8_coop_128x128x128_fastaccum");
+    p.lt_flags = 0;
+    gs_problem_classify(&p);
+    gs_family_fp8.plan(&p, h100(), &co);
+    CHECK_STR_EQ(co.kernel, "fp8_coop_128x128x128");
+    CHECK_STR_EQ(gs_family_fp8.config_name(GS_FP8_COOP_128x128x128), "fp8_coop_128x128x128");
+    CHECK(gs_candidate_find("fp8_coop_128x128x128") >= 0);
+
     /* many tiles: one persistent CTA per SM; few tile rows: the group is them */
     p = fp8_tn(8192, 8192, 8192);
     pl = plan_of(&p, h100());
@@ -334,9 +359,10 @@ static void opt_in(void)
     r.policy = GS_POLICY_TABLE;
     dec = gs_dispatch_prior(&p, h100(), &r);
     CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
-    /* GEMMSHIM_KERNELS without it */
+    /* GEMMSHIM_KERNELS without either configuration */
     r.policy = GS_POLICY_ELIGIBLE;
-    r.allowed = gs_candidates_all() & ~(1ull << cand);
+    const int coop = gs_candidate_find("fp8_coop_128x128x128");
+    r.allowed = gs_candidates_all() & ~(1ull << cand) & ~(1ull << coop);
     CHECK(!gs_candidate_takes(&r, cand, f, 0, &p.cls, h100()));
     dec = gs_dispatch_prior(&p, h100(), &r);
     CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
