@@ -471,11 +471,15 @@ template <> struct wgmma_m64nNk32_f32_fp8<CA, CB, N> {                          
         wgmma_m64n##N##k32_f32_##TA##_##TB(d, desc_a, desc_b, scale_d);                     \
     }                                                                                       \
 };
-/* the FP8 pingpong tile's width (kernels/fp8) */
+/* the FP8 tiles' widths (kernels/fp8): 128, and 256 for the wide tile */
 GS_WGMMA_FP8(128, 64, e4m3, e4m3, __nv_fp8_e4m3, __nv_fp8_e4m3)
 GS_WGMMA_FP8(128, 64, e4m3, e5m2, __nv_fp8_e4m3, __nv_fp8_e5m2)
 GS_WGMMA_FP8(128, 64, e5m2, e4m3, __nv_fp8_e5m2, __nv_fp8_e4m3)
 GS_WGMMA_FP8(128, 64, e5m2, e5m2, __nv_fp8_e5m2, __nv_fp8_e5m2)
+GS_WGMMA_FP8(256, 128, e4m3, e4m3, __nv_fp8_e4m3, __nv_fp8_e4m3)
+GS_WGMMA_FP8(256, 128, e4m3, e5m2, __nv_fp8_e4m3, __nv_fp8_e5m2)
+GS_WGMMA_FP8(256, 128, e5m2, e4m3, __nv_fp8_e5m2, __nv_fp8_e4m3)
+GS_WGMMA_FP8(256, 128, e5m2, e5m2, __nv_fp8_e5m2, __nv_fp8_e5m2)
 #undef GS_WGMMA_FP8
 #undef GS_WGMMA
 #undef GS_WGMMA_TYPE

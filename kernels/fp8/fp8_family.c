@@ -11,7 +11,22 @@ const char *gs_fp8_name(int cfg)
 {
     return cfg == GS_FP8_PINGPONG_128x128x128 ? "fp8_pingpong_128x128x128"
            : cfg == GS_FP8_COOP_128x128x128   ? "fp8_coop_128x128x128"
+           : cfg == GS_FP8_COOP_256x128x128   ? "fp8_coop_256x128x128"
                                               : "fp8_unknown";
+}
+
+/* The configuration's tile extent along m, raster group and shared memory. */
+static int block_m(int cfg)
+{
+    return cfg == GS_FP8_COOP_256x128x128 ? GS_FP8_WIDE_BLOCK_M : GS_FP8_BLOCK_M;
+}
+static int group_m(int cfg)
+{
+    return cfg == GS_FP8_COOP_256x128x128 ? GS_FP8_WIDE_GROUP_M : GS_FP8_GROUP_M;
+}
+static int smem_of(int cfg)
+{
+    return cfg == GS_FP8_COOP_256x128x128 ? GS_FP8_WIDE_SMEM_BYTES : GS_FP8_SMEM_BYTES;
 }
 
 /* A leading dimension TMA can walk: at least the contiguous extent, and a
@@ -28,7 +43,7 @@ const char *gs_fp8_refusal(const gs_class_t *c, const gs_device_t *d, int cfg)
         return "no such configuration";
     if (!d->present || d->cc_major != 9 || d->cc_minor != 0 || d->sm_count < 1)
         return "not an sm_90 device";
-    if (d->smem_optin < (size_t)GS_FP8_SMEM_BYTES)
+    if (d->smem_optin < (size_t)smem_of(cfg))
         return "shared memory short of the tile's";
     if (c->entry != GS_EP_LT_MATMUL)
         return "not a cublasLtMatmul";
@@ -36,8 +51,9 @@ const char *gs_fp8_refusal(const gs_class_t *c, const gs_device_t *d, int cfg)
      * tensorwise or rowwise, no C or D scale, no AMAX_D, C of D's type */
     if (!gs_class_fp8_subset(c))
         return "outside the FP8 subset";
-    /* D bf16 only: one output type keeps the family to six kernels while
-     * it is unverified; fp16 and fp32 are a template argument away. */
+    /* D bf16 only: one output type keeps the family to six kernels per
+     * configuration while it is slower than cuBLASLt; fp16 and fp32 are a
+     * template argument away. */
     if (c->c_type != GS_DT_BF16)
         return "D not bf16";
     /* FP8 wgmma reads both operands K-major from shared memory: TN in
@@ -48,7 +64,7 @@ const char *gs_fp8_refusal(const gs_class_t *c, const gs_device_t *d, int cfg)
         return "batched";
     if (c->m < 1 || c->n < 1 || c->k < 1 || c->m >= lim || c->n >= lim || c->k >= lim)
         return "sizes out of range";
-    const int64_t tiles = ((c->m + GS_FP8_BLOCK_M - 1) / GS_FP8_BLOCK_M) *
+    const int64_t tiles = ((c->m + block_m(cfg) - 1) / block_m(cfg)) *
                           ((c->n + GS_FP8_BLOCK_N - 1) / GS_FP8_BLOCK_N);
     if (tiles >= lim)
         return "too many tiles";
@@ -83,16 +99,16 @@ gs_fp8_plan_t gs_fp8_plan_of(const gs_class_t *c, const gs_device_t *d, int cfg)
     memset(&pl, 0, sizeof pl);
     pl.tag = GS_FP8_PLAN_TAG;
     pl.config = cfg;
-    pl.tiles_m = (int32_t)((c->m + GS_FP8_BLOCK_M - 1) / GS_FP8_BLOCK_M);
+    pl.tiles_m = (int32_t)((c->m + block_m(cfg) - 1) / block_m(cfg));
     pl.tiles_n = (int32_t)((c->n + GS_FP8_BLOCK_N - 1) / GS_FP8_BLOCK_N);
     pl.k_blocks = (int32_t)((c->k + GS_FP8_BLOCK_K - 1) / GS_FP8_BLOCK_K);
     pl.total_tiles = pl.tiles_m * pl.tiles_n;
     /* persistent: one CTA per SM at most (one CTA fits an SM: its shared
      * memory), never more CTAs than tiles */
     pl.grid = pl.total_tiles < d->sm_count ? pl.total_tiles : d->sm_count;
-    pl.smem_bytes = GS_FP8_SMEM_BYTES;
+    pl.smem_bytes = smem_of(cfg);
     pl.promote = (c->lt_flags & GS_LT_FAST_ACCUM) ? 0 : 1;
-    pl.group_m = pl.tiles_m < GS_FP8_GROUP_M ? pl.tiles_m : GS_FP8_GROUP_M;
+    pl.group_m = pl.tiles_m < group_m(cfg) ? pl.tiles_m : group_m(cfg);
     return pl;
 }
 
@@ -117,12 +133,13 @@ static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *plan)
     static const char *const kernels[GS_FP8_CONFIG_COUNT][2] = {
         {"fp8_pingpong_128x128x128_fastaccum", "fp8_pingpong_128x128x128"},
         {"fp8_coop_128x128x128_fastaccum", "fp8_coop_128x128x128"},
+        {"fp8_coop_256x128x128_fastaccum", "fp8_coop_256x128x128"},
     };
     plan->kernel = kernels[pl.config][pl.promote];
 }
 
 const gs_family_t gs_family_fp8 = {
-    .name = "fp8_pingpong",
+    .name = "fp8",
     .n_configs = GS_FP8_CONFIG_COUNT,
     .config_name = config_name,
     .can_implement = can_implement,

@@ -22,6 +22,10 @@ using Fp8Cfg = Cfg128x128;
  * two consumers' wgmmas interleave, so the adds of one hide behind the
  * other's tensor-core work instead of stalling it. Same shared memory. */
 using Fp8CoopCfg = TileConfig<128, true, 8, 2>;
+/* The pingpong family's 256x128 cooperative tile: m64n256 wgmmas, 128
+ * accumulators per consumer thread, so its promotion has room for one
+ * 64-register partial sum (coop_mainloop_promoted_halves). */
+using Fp8WideCfg = Cfg256x128;
 static_assert(GS_FP8_BLOCK_M == Fp8Cfg::BLOCK_M && GS_FP8_BLOCK_N == BLOCK_N, "tile shape");
 static_assert(GS_FP8_BLOCK_K * 1 == BLOCK_K * IN_BYTES, "an FP8 k-block is one swizzle row");
 static_assert(GS_FP8_WGMMA_K * 1 == WGMMA_K * IN_BYTES, "a k32 step moves the bytes a k16 step does");
@@ -35,6 +39,11 @@ static_assert(!Fp8Cfg::COOPERATIVE && Fp8Cfg::HALVES_PER_CONSUMER == M_HALVES,
 static_assert(Fp8CoopCfg::COOPERATIVE && Fp8CoopCfg::HALVES_PER_CONSUMER == 1 &&
                   Fp8CoopCfg::ACC == 64,
               "each consumer owns one M block of every tile");
+static_assert(Fp8WideCfg::COOPERATIVE && Fp8WideCfg::HALVES_PER_CONSUMER == 1 &&
+                  Fp8WideCfg::ACC == 128 && Fp8WideCfg::BLOCK_M == GS_FP8_WIDE_BLOCK_M &&
+                  Fp8WideCfg::GROUP_M == GS_FP8_WIDE_GROUP_M &&
+                  smem_bytes<Fp8WideCfg>() == GS_FP8_WIDE_SMEM_BYTES,
+              "fp8_tiles.h's wide tile");
 
 constexpr int FP8_K_STEPS = GS_FP8_BLOCK_K / GS_FP8_WGMMA_K; /* k32 wgmmas per k-block (4) */
 
@@ -164,10 +173,51 @@ __device__ __forceinline__ void coop_mainloop_promoted(float (&acc)[Cfg::ACC], S
     }
 }
 
+/* ---- the wide cooperative consumer's promoted mainloop ----
+ * A consumer's 128 accumulators leave room for one 64-register partial
+ * sum, so each k-block is promoted in two m64n128 halves: m columns 0-127
+ * of the consumer's m64n256 block, then 128-255 (Q's rows 128h.., and
+ * accumulator registers 64h..64h+63: the wgmma layout keeps column chunk j
+ * in registers 4j..4j+3). Each half is waited for before its adds; the
+ * other consumer's wgmmas keep the tensor cores busy meanwhile. */
+template <typename Cfg, typename Wgmma128, typename Smem>
+__device__ __forceinline__ void coop_mainloop_promoted_halves(float (&acc)[Cfg::ACC], Smem &ss,
+                                                              uint32_t it0, int k_blocks, int c,
+                                                              int lane)
+{
+    constexpr int STAGES = Cfg::STAGES;
+    constexpr int PART = Cfg::ACC / 2;
+    float part[PART];
+    for (int kb = 0; kb < k_blocks; ++kb) {
+        const uint32_t it = it0 + kb;
+        const int s = ring_stage<STAGES>(it);
+        mbarrier_wait_parity(&ss.full[s], ring_phase<STAGES>(it));
+        const uint32_t p_addr = smem_u32(ss.stage[s].p);
+        const uint32_t q_addr = smem_u32(ss.stage[s].q);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            wgmma_fence(); /* part was read by the adds of the other half */
+#pragma unroll
+            for (int ks = 0; ks < FP8_K_STEPS; ++ks)
+                Wgmma128::run(part, operand_desc<true>(p_addr, c, ks),
+                              operand_desc<true>(q_addr, 2 * h, ks), ks > 0 ? 1 : 0);
+            wgmma_commit_group();
+            wgmma_wait_group<0>();
+#pragma unroll
+            for (int r = 0; r < PART; ++r) {
+                wgmma_fence_operand(part[r]);
+                acc[PART * h + r] = kb > 0 ? acc[PART * h + r] + part[r] : part[r];
+            }
+        }
+        if (lane == 0)
+            mbarrier_arrive(&ss.empty[s]); /* every wgmma reading the stage has finished */
+    }
+}
+
 /* ---------------------------------------------------------------------------
  * The kernel. Cfg: Fp8Cfg (pingpong: each consumer owns whole tiles, their
- * mainloops in turn) or Fp8CoopCfg (cooperative: both consumers on every
- * tile). TP: wgmma A's element type = B's (wgmma A is op(B)^T, n x k); TQ:
+ * mainloops in turn), Fp8CoopCfg or Fp8WideCfg (cooperative: both consumers
+ * on every tile). TP: wgmma A's element type = B's (wgmma A is op(B)^T, n x k); TQ:
  * wgmma B's = A's (op(A)^T, k x m); both __nv_fp8_e4m3 / _e5m2 and K-major
  * (TN calls only). PROMOTE: fast accumulation off.
  * ------------------------------------------------------------------------- */
@@ -249,7 +299,10 @@ fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUt
             /* ---- mainloop (pingpong: in turn with the other consumer) ---- */
             if (!COOP && i > 0)
                 named_barrier_sync(BAR_MATH_TURN0 + c, 2 * WARPGROUP_THREADS);
-            if constexpr (COOP && PROMOTE) {
+            if constexpr (COOP && PROMOTE && Cfg::ACC == 128) {
+                coop_mainloop_promoted_halves<Cfg, wgmma_m64nNk32_f32_fp8<TP, TQ, 128>>(
+                    acc[0], ss, it, p.k_blocks, c, lane);
+            } else if constexpr (COOP && PROMOTE) {
                 coop_mainloop_promoted<Cfg, Wgmma>(acc[0], ss, it, p.k_blocks, c, lane);
             } else {
                 for (int kb = 0; kb < p.k_blocks; ++kb, ++it) {

@@ -35,7 +35,7 @@ namespace {
 template <typename Cfg, typename TP, typename TQ, bool PROMOTE>
 int launch(const gs_problem_t *pr, const gs_device_t *d, const gs_fp8_plan_t &pl)
 {
-    constexpr int SMEM = GS_FP8_SMEM_BYTES;
+    constexpr int SMEM = smem_bytes<Cfg>();
     auto kernel = fp8_sm90<Cfg, TP, TQ, PROMOTE>;
     static std::atomic<uint64_t> smem_done{0};
     if (const cudaError_t e = gs_smem_limit_once(smem_done, d->ordinal, SMEM, kernel))
@@ -49,7 +49,7 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const gs_fp8_plan_t &pl
      * 128-byte swizzle row of k by BLOCK_N rows of n */
     ok &= gs_tensor_map_3d(&tp, u8, 1, pr->B, k, n, 1, pr->ldb, 0, GS_FP8_BLOCK_K, GS_FP8_BLOCK_N);
     /* Q = op(A)^T (k x m): A stored k x m, k contiguous */
-    ok &= gs_tensor_map_3d(&tq, u8, 1, pr->A, k, m, 1, pr->lda, 0, GS_FP8_BLOCK_K, GS_FP8_BLOCK_M);
+    ok &= gs_tensor_map_3d(&tq, u8, 1, pr->A, k, m, 1, pr->lda, 0, GS_FP8_BLOCK_K, Cfg::BLOCK_M);
     /* C (bf16): one box per epilogue sub-tile, 128 bytes of m x EPI_ROWS of n */
     const uint64_t box_c = SW128_ROW / sizeof(__nv_bfloat16);
     ok &= gs_tensor_map_3d(&tc, gs_tensor_map_dtype(GS_DT_BF16), sizeof(__nv_bfloat16), pr->C, m, n,
@@ -113,8 +113,14 @@ int launch_accum(const gs_problem_t *p, const gs_device_t *d, const gs_fp8_plan_
 template <typename TP, typename TQ>
 int launch_config(const gs_problem_t *p, const gs_device_t *d, const gs_fp8_plan_t &pl)
 {
-    return pl.config == GS_FP8_COOP_128x128x128 ? launch_accum<Fp8CoopCfg, TP, TQ>(p, d, pl)
-                                                : launch_accum<Fp8Cfg, TP, TQ>(p, d, pl);
+    switch (pl.config) {
+    case GS_FP8_COOP_128x128x128:
+        return launch_accum<Fp8CoopCfg, TP, TQ>(p, d, pl);
+    case GS_FP8_COOP_256x128x128:
+        return launch_accum<Fp8WideCfg, TP, TQ>(p, d, pl);
+    default:
+        return launch_accum<Fp8Cfg, TP, TQ>(p, d, pl);
+    }
 }
 
 } // namespace

@@ -6,7 +6,8 @@
  *
  * Opt-in: the family is registered, but dispatch offers it a call only
  * with GEMMSHIM_FP8_TILES=1 (gs_family_t.needs_fp8_tiles; docs/REFERENCE.md).
- * It has not been verified on a GPU. */
+ * Verified on an H200 (tests/gpu/test_fp8_tiles.c), slower than cuBLASLt
+ * there (docs/PERFORMANCE.md), hence opt-in. */
 #ifndef GS_FP8_TILES_H
 #define GS_FP8_TILES_H
 
@@ -51,6 +52,10 @@ typedef enum gs_fp8_config {
     /* both consumers on every tile, one 64-row block each: the promotion's
      * adds hide behind the other consumer's wgmmas */
     GS_FP8_COOP_128x128x128 = 1,
+    /* cooperative, 256 of m per tile (m64n256 wgmmas): a third less operand
+     * traffic from L2 per MAC than the 128x128 tile; its own shared memory
+     * (4 stages of 48 KB) and raster group */
+    GS_FP8_COOP_256x128x128 = 2,
     GS_FP8_CONFIG_COUNT
 } gs_fp8_config_t;
 
@@ -74,6 +79,14 @@ enum { GS_FP8_GROUP_M = 8 };
 /* Dynamic shared memory of the tile: the pingpong 128x128 tile's
  * SharedStorage plus its alignment slack (fp8_sm90.cu asserts they agree). */
 enum { GS_FP8_SMEM_BYTES = 6 * 32768 + 8 * 2 * 2048 + 1024 + 1024 };
+
+/* The wide tile (GS_FP8_COOP_256x128x128): the pingpong family's 256x128
+ * cooperative tile, likewise. */
+enum {
+    GS_FP8_WIDE_BLOCK_M = 256,
+    GS_FP8_WIDE_GROUP_M = 4,
+    GS_FP8_WIDE_SMEM_BYTES = 4 * 49152 + 8 * 2 * 2048 + 1024 + 1024,
+};
 
 /* NULL when configuration cfg computes exactly every call of class c on d,
  * else why not (static text): can_implement is "no reason". */

@@ -3,8 +3,9 @@
  * operands, bf16 D in place, beta 0), ragged m, n and k, tensorwise and
  * rowwise scales, fast accumulation on and off, with and without the BIAS
  * epilogue. Run with GEMMSHIM_FP8_TILES=1 GEMMSHIM_POLICY=eligible
- * GEMMSHIM_KERNELS=fp8_pingpong_128x128x128 or fp8_coop_128x128x128
- * (run_gpu_test.sh fp8_tiles runs both). Each case is
+ * GEMMSHIM_KERNELS=fp8_pingpong_128x128x128, fp8_coop_128x128x128 or
+ * fp8_coop_256x128x128
+ * (run_gpu_test.sh fp8_tiles runs each). Each case is
  * called twice, D poisoned (NaN) before each: once with the shim off
  * (gemmshim_set_mode: cuBLASLt as called), once on, where the call must be
  * served by the family (gemmshim_last_route). Both are compared with an

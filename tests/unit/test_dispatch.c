@@ -305,7 +305,7 @@ static void names(void)
  * the allow-list bits, the routes, and each family's table. */
 static void registry(void)
 {
-    static const char *const order[] = {"skinny", "pingpong", "sgemm_simt", "fp8_pingpong"};
+    static const char *const order[] = {"skinny", "pingpong", "sgemm_simt", "fp8"};
     CHECK_EQ_INT(gs_family_count(), 4);
     for (int i = 0; i < 4; ++i) {
         const gs_family_t *f = gs_family_find(order[i]);
@@ -342,7 +342,7 @@ static void registry(void)
     for (int i = 0; i < gs_family_count(); ++i)
         total += gs_family_at(i)->n_configs;
     CHECK_EQ_INT(gs_candidate_count(), total);
-    CHECK_EQ_INT(gs_candidate_count(), 3 + GS_PINGPONG_CONFIG_COUNT); /* + fp8_pingpong's one */
+    CHECK_EQ_INT(gs_candidate_count(), 5 + GS_PINGPONG_CONFIG_COUNT); /* skinny, sgemm_simt, fp8 x 3 */
     CHECK(gs_candidate_count() <= GS_CANDIDATES_MAX);
     int next = 0;
     for (int fi = 0; fi < gs_family_count(); ++fi) {
@@ -391,7 +391,7 @@ static void registry(void)
                  gs_candidate_of(FAMILY_PINGPONG, GS_PINGPONG_192x128x64));
     CHECK(gs_candidates_all() == seen);
     CHECK(gs_candidates_all() == (family_bits("skinny") | family_bits("pingpong") |
-                                  family_bits("sgemm_simt") | family_bits("fp8_pingpong")));
+                                  family_bits("sgemm_simt") | family_bits("fp8")));
     CHECK(pingpong_bit(GS_PINGPONG_128x128x64) && pingpong_bit(GS_PINGPONG_COOP_256x128x64) &&
           pingpong_bit(GS_PINGPONG_192x128x64));
     CHECK(family_bits("pingpong") == (pingpong_bit(GS_PINGPONG_128x128x64) |

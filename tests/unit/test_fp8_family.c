@@ -274,6 +274,24 @@ static void plans(void)
     CHECK_STR_EQ(gs_family_fp8.config_name(GS_FP8_COOP_128x128x128), "fp8_coop_128x128x128");
     CHECK(gs_candidate_find("fp8_coop_128x128x128") >= 0);
 
+    /* the wide tile: 256 of m per tile, its own group; 4 stages of 48 KB
+     * take the shared memory 6 of 32 KB do */
+    co.config = GS_FP8_COOP_256x128x128;
+    gs_family_fp8.plan(&p, h100(), &co);
+    memcpy(&cf, co.data.bytes, sizeof cf);
+    CHECK_EQ_INT(cf.tiles_m, 4); /* m = 1000 */
+    CHECK_EQ_INT(cf.tiles_n, fp.tiles_n);
+    CHECK_EQ_INT(cf.total_tiles, 4 * fp.tiles_n);
+    CHECK_EQ_INT(cf.group_m, 4);
+    CHECK_EQ_INT(cf.smem_bytes, GS_FP8_WIDE_SMEM_BYTES);
+    CHECK(cf.smem_bytes <= 227 * 1024);
+    CHECK_STR_EQ(co.kernel, "fp8_coop_256x128x128");
+    CHECK(gs_fp8_refusal(&p.cls, h100(), GS_FP8_COOP_256x128x128) == NULL);
+    gs_device_t small = *h100();
+    small.smem_optin = GS_FP8_WIDE_SMEM_BYTES - 1;
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, &small, GS_FP8_COOP_256x128x128),
+                 "shared memory short of the tile's");
+
     /* many tiles: one persistent CTA per SM; few tile rows: the group is them */
     p = fp8_tn(8192, 8192, 8192);
     pl = plan_of(&p, h100());
@@ -329,7 +347,7 @@ static void class_fields(void)
 /* Registered, named, and offered nothing without GEMMSHIM_FP8_TILES=1. */
 static void opt_in(void)
 {
-    const gs_family_t *f = gs_family_find("fp8_pingpong");
+    const gs_family_t *f = gs_family_find("fp8");
     if (!CHECK(f == &gs_family_fp8))
         return;
     CHECK(f->needs_fp8_tiles && f->reads_lt_contract && !f->tuned_only);
@@ -359,10 +377,11 @@ static void opt_in(void)
     r.policy = GS_POLICY_TABLE;
     dec = gs_dispatch_prior(&p, h100(), &r);
     CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
-    /* GEMMSHIM_KERNELS without either configuration */
+    /* GEMMSHIM_KERNELS without any of its configurations */
     r.policy = GS_POLICY_ELIGIBLE;
     const int coop = gs_candidate_find("fp8_coop_128x128x128");
-    r.allowed = gs_candidates_all() & ~(1ull << cand) & ~(1ull << coop);
+    const int wide = gs_candidate_find("fp8_coop_256x128x128");
+    r.allowed = gs_candidates_all() & ~(1ull << cand) & ~(1ull << coop) & ~(1ull << wide);
     CHECK(!gs_candidate_takes(&r, cand, f, 0, &p.cls, h100()));
     dec = gs_dispatch_prior(&p, h100(), &r);
     CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
