@@ -391,6 +391,7 @@ int gs_config_parse(gs_config_t *c, gs_getenv_fn get)
     parse_plugins(c, get("GEMMSHIM_PLUGINS"));
     parse_kernels(c, get("GEMMSHIM_KERNELS"));
     parse_bool(c, "GEMMSHIM_STRICT", get("GEMMSHIM_STRICT"), &c->strict);
+    parse_bool(c, "GEMMSHIM_FP8_TILES", get("GEMMSHIM_FP8_TILES"), &c->routing.fp8_tiles);
     const char *t = get("GEMMSHIM_LOG_TIMING");
     c->log_timing = 1;
     if (t)

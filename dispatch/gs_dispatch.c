@@ -42,7 +42,7 @@ static gs_decision_t forward(const char *fmt, ...)
 }
 
 /* Reasons that hold whatever the kernels are: say them plainly. */
-static const char *never_routed(const gs_problem_t *p)
+static const char *never_routed(const gs_problem_t *p, const gs_routing_t *c)
 {
     if (p->entry == GS_EP_GEMMEX_BATCHED)
         return "pointer-array batches are not routed";
@@ -53,24 +53,31 @@ static const char *never_routed(const gs_problem_t *p)
         return "TF32 compute is forwarded";
     if (p->compute == GS_CT_OTHER)
         return "compute type not routed";
-    if (gs_class_fp8(&p->cls))
-        return "fp8: cuBLAS as called, or cuBLASLt's algorithms when tuned";
-    if (gs_class_lt_scaled(&p->cls))
+    /* The FP8 subset goes on with GEMMSHIM_FP8_TILES=1 only: to the
+     * experimental FP8 families, the only others that read its contract. */
+    if (gs_class_fp8(&p->cls)) {
+        if (!c->fp8_tiles || !gs_class_fp8_subset(&p->cls))
+            return "fp8: cuBLAS as called, or cuBLASLt's algorithms when tuned";
+    } else if (gs_class_lt_scaled(&p->cls)) {
         return "cuBLASLt scaling not routed";
+    }
     return NULL;
 }
 
 /* FP8 operands or a scaling contract: only a family that reads the
- * contract is asked (our kernels would compute an unscaled product). */
-static int reads_what_it_needs(const gs_family_t *f, const gs_class_t *c)
+ * contract is asked (our kernels would compute an unscaled product); an
+ * experimental FP8 family only with GEMMSHIM_FP8_TILES=1. */
+static int reads_what_it_needs(const gs_family_t *f, const gs_class_t *c, const gs_routing_t *r)
 {
+    if (f->needs_fp8_tiles && !r->fp8_tiles)
+        return 0;
     return f->reads_lt_contract || (!gs_class_lt_scaled(c) && !gs_class_fp8(c));
 }
 
 int gs_candidate_takes(const gs_routing_t *r, int cand, const gs_family_t *f, int config,
                        const gs_class_t *c, const gs_device_t *d)
 {
-    return cand >= 0 && (r->allowed & (1ull << cand)) && reads_what_it_needs(f, c) &&
+    return cand >= 0 && (r->allowed & (1ull << cand)) && reads_what_it_needs(f, c, r) &&
            f->can_implement(c, d, config) && (!c->sm_count_target || f->honours_sm_count_target);
 }
 
@@ -154,7 +161,7 @@ gs_decision_t gs_dispatch_prior(const gs_problem_t *p, const gs_device_t *d,
 {
     if (c->mode == GS_MODE_OFF)
         return forward("GEMMSHIM_MODE=off");
-    const char *why = never_routed(p);
+    const char *why = never_routed(p, c);
     if (why)
         return forward("%s", why);
     if (!d->present)
@@ -166,7 +173,8 @@ gs_decision_t gs_dispatch_prior(const gs_problem_t *p, const gs_device_t *d,
     for (int i = 0; i < gs_candidate_count(); ++i) {
         int config;
         const gs_family_t *f = gs_candidate(i, &config);
-        if (f->tuned_only || !f->can_implement(&p->cls, d, config))
+        if (f->tuned_only || !reads_what_it_needs(f, &p->cls, c) ||
+            !f->can_implement(&p->cls, d, config))
             continue;
         if (p->cls.sm_count_target && !f->honours_sm_count_target) {
             ++sm_target;

@@ -123,6 +123,10 @@ struct gs_family {
      * dispatch and the tuner offer a class with FP8 operands or a contract
      * to no other family (gs_candidate_takes) */
     int reads_lt_contract;
+    /* optional: 1 for an experimental FP8 family, offered a call only when
+     * GEMMSHIM_FP8_TILES=1 (gs_routing_t.fp8_tiles): registered, named and
+     * planned like any family, never routed by default */
+    int needs_fp8_tiles;
     /* optional (NULL: config_name): configuration `config` as it runs p,
      * for logs and the tune cache; printable, no blanks; returns buf */
     const char *(*config_text)(const gs_problem_t *p, const gs_device_t *d, int config,

@@ -7,10 +7,10 @@
 
 /* In order of preference when nothing measured tells them apart: the decode
  * kernel (it only takes few columns), the Hopper tensor-core kernels, then
- * the SIMT one. A new family: its table (kernels/<family>_family.c) and one
+ * the SIMT one; the experimental FP8 tiles take only FP8 calls. A new family: its table (kernels/<family>_family.c) and one
  * line here. */
-extern const gs_family_t gs_family_skinny, gs_family_pingpong, gs_family_sgemm_simt;
-enum { N_BUILTIN = 3 };
+extern const gs_family_t gs_family_skinny, gs_family_pingpong, gs_family_sgemm_simt, gs_family_fp8;
+enum { N_BUILTIN = 4 };
 
 /* The built-in families, then those added at start-up (gs_registry_add:
  * cuBLASLt's algorithms, plugins). Adds happen before the first call is
@@ -20,6 +20,9 @@ static const gs_family_t *families[GS_REGISTRY_MAX] = {
     &gs_family_skinny,
     &gs_family_pingpong,
     &gs_family_sgemm_simt,
+    /* experimental, opt-in (GEMMSHIM_FP8_TILES=1): last, so the others keep
+     * their candidate numbers */
+    &gs_family_fp8,
 };
 static int n_families = N_BUILTIN;
 static pthread_mutex_t add_lock = PTHREAD_MUTEX_INITIALIZER;

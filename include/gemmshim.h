@@ -65,7 +65,8 @@ gemmshim_mode_t gemmshim_get_mode(void);
  * comma list of families (sgemm_simt, pingpong) and single configurations
  * (pingpong_128x128x64, ...). An unknown name gives GEMMSHIM_ERR_INVALID and
  * changes nothing. get writes the list in force, in the order of preference, e.g.
- * "pingpong,sgemm_simt". */
+ * "pingpong,sgemm_simt"; the experimental fp8 is on it as allowed,
+ * though it serves calls only with GEMMSHIM_FP8_TILES=1. */
 int gemmshim_set_kernels(const char *list);
 int gemmshim_get_kernels(char *buf, size_t size);
 

@@ -6,6 +6,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <stdint.h>
 
 /* ---------------------------------------------------------------------------
@@ -434,6 +435,52 @@ GS_WGMMA(64, 32)
 GS_WGMMA(128, 64)
 GS_WGMMA(192, 96)
 GS_WGMMA(256, 128)
+
+/* D(64xN, f32) (+)= A(64x32) * B(32xN) for 8-bit floats (e4m3 / e5m2),
+ * both operands from shared memory. Unlike the 16-bit forms there are no
+ * transpose immediates: FP8 wgmma reads A and B K-major only (one 32-byte
+ * k32 step of a 128-byte swizzle row per operand row). The accumulator
+ * layout is the 16-bit forms' (ACC = N / 2 f32 per thread). The tensor
+ * cores accumulate these products with reduced precision (fewer mantissa
+ * bits than fp32 in the running sum): callers that promise cuBLASLt's
+ * fast-accumulation-off contract add the results into fp32 registers of
+ * their own every few k-steps. GS_WGMMA_FP8(N, ACC, TA, TB) defines
+ * wgmma_m64n<N>k32_f32_<TA>_<TB>(d, desc_a, desc_b, scale_d), and
+ * wgmma_m64nNk32_f32_fp8<__nv_fp8_e4m3 or __nv_fp8_e5m2 (A),
+ * likewise (B), N>::run for code templated on the types. */
+template <class TA, class TB, int N> struct wgmma_m64nNk32_f32_fp8;
+#define GS_WGMMA_FP8(N, ACC, TA, TB, CA, CB)                                                \
+__device__ __forceinline__ void wgmma_m64n##N##k32_f32_##TA##_##TB(float *d, uint64_t desc_a, \
+                                                                  uint64_t desc_b,          \
+                                                                  int scale_d)              \
+{                                                                                           \
+    asm volatile("{\n"                                                                      \
+                 ".reg .pred p;\n"                                                          \
+                 "setp.ne.b32 p, " GS_WGMMA_OPS_##ACC(GS_WGMMA_SCALE_D) ", 0;\n"            \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k32.f32." #TA "." #TB "\n"         \
+                 "{" GS_WGMMA_ACC_##ACC(GS_WGMMA_REGS8, GS_WGMMA_REG_SEP) "},\n"            \
+                 " " GS_WGMMA_OPS_##ACC(GS_WGMMA_DESCS) ", p, 1, 1;\n"                      \
+                 "}\n"                                                                      \
+                 : GS_WGMMA_ACC_##ACC(GS_WGMMA_ACCS8, GS_WGMMA_COMMA)                       \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));                                 \
+}                                                                                           \
+template <> struct wgmma_m64nNk32_f32_fp8<CA, CB, N> {                                      \
+    static __device__ __forceinline__ void run(float *d, uint64_t desc_a, uint64_t desc_b,  \
+                                               int scale_d)                                 \
+    {                                                                                       \
+        wgmma_m64n##N##k32_f32_##TA##_##TB(d, desc_a, desc_b, scale_d);                     \
+    }                                                                                       \
+};
+/* the FP8 tiles' widths (kernels/fp8): 128, and 256 for the wide tile */
+GS_WGMMA_FP8(128, 64, e4m3, e4m3, __nv_fp8_e4m3, __nv_fp8_e4m3)
+GS_WGMMA_FP8(128, 64, e4m3, e5m2, __nv_fp8_e4m3, __nv_fp8_e5m2)
+GS_WGMMA_FP8(128, 64, e5m2, e4m3, __nv_fp8_e5m2, __nv_fp8_e4m3)
+GS_WGMMA_FP8(128, 64, e5m2, e5m2, __nv_fp8_e5m2, __nv_fp8_e5m2)
+GS_WGMMA_FP8(256, 128, e4m3, e4m3, __nv_fp8_e4m3, __nv_fp8_e4m3)
+GS_WGMMA_FP8(256, 128, e4m3, e5m2, __nv_fp8_e4m3, __nv_fp8_e5m2)
+GS_WGMMA_FP8(256, 128, e5m2, e4m3, __nv_fp8_e5m2, __nv_fp8_e4m3)
+GS_WGMMA_FP8(256, 128, e5m2, e5m2, __nv_fp8_e5m2, __nv_fp8_e5m2)
+#undef GS_WGMMA_FP8
 #undef GS_WGMMA
 #undef GS_WGMMA_TYPE
 #undef GS_WGMMA_OPS_0

@@ -112,8 +112,11 @@ struct TileConfig {
     static_assert(BLOCK_M % MN_CHUNK == 0, "MN-major boxes tile the m extent");
     /* 128 fp32 accumulators per consumer thread, 192 for the 192-wide
      * pingpong tile: with the consumers' CONSUMER_REGS that leaves 40 for
-     * everything else, which is why that tile has no deferred epilogue. */
-    static_assert(HALVES_PER_CONSUMER * ACC == 128 || HALVES_PER_CONSUMER * ACC == 192,
+     * everything else, which is why that tile has no deferred epilogue.
+     * 64 for the FP8 cooperative 128-wide tile (kernels/fp8), whose
+     * consumers keep two 64-register partial sums next to them. */
+    static_assert(HALVES_PER_CONSUMER * ACC == 128 || HALVES_PER_CONSUMER * ACC == 192 ||
+                      (COOP && HALVES_PER_CONSUMER * ACC == 64),
                   "128 (or 192) fp32 accumulators per consumer thread");
     static_assert(STAGES >= 4, "pipeline too shallow");
 };

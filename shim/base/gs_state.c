@@ -119,6 +119,7 @@ gs_routing_t gs_routing(void)
     r.policy = (gs_policy_t)__atomic_load_n(&cur_policy, __ATOMIC_ACQUIRE);
     r.allowed = __atomic_load_n(&cur_allowed, __ATOMIC_ACQUIRE);
     r.tune = config.routing.tune;
+    r.fp8_tiles = config.routing.fp8_tiles;
     return r;
 }
 

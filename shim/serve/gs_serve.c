@@ -217,7 +217,10 @@ static int check(gs_serving_t *s, cublasStatus_t handle_status, gs_served_t *out
     const gs_call_t *c = s->call;
     const int valid = c->lt || gs_check_call(c) == CUBLAS_STATUS_SUCCESS;
     s->described = valid && handle_status == CUBLAS_STATUS_SUCCESS; /* mode off included */
-    const int algos_may = c->lt && c->lt_algos_only && s->routing.tune != GS_TUNE_OFF;
+    /* the FP8 subset: cuBLASLt's algorithms under tuning, the experimental
+     * FP8 families with GEMMSHIM_FP8_TILES=1 */
+    const int algos_may =
+        c->lt && c->lt_algos_only && (s->routing.tune != GS_TUNE_OFF || s->routing.fp8_tiles);
     char lt_why[GS_LT_WHY_MAX + 64];
     const char *why = NULL;
     if (s->routing.mode == GS_MODE_OFF) {

@@ -72,7 +72,14 @@ static void start_once(const gs_device_t *d)
     gs_facts(d, ' ', facts, sizeof facts);
     char kernels[512];
     gs_routing_t r = gs_routing();
-    gs_format_kernel_list(&r, kernels, sizeof kernels);
+    /* the validator names the kernels that may serve here: an opt-in FP8
+     * family only with GEMMSHIM_FP8_TILES=1, so a cache decided without it
+     * is not taken for one with it (nor the other way round) */
+    gs_routing_t serving = r;
+    for (int i = 0; i < gs_family_count() && !r.fp8_tiles; ++i)
+        if (gs_family_at(i)->needs_fp8_tiles)
+            serving.allowed &= ~gs_candidates_of_family(gs_family_at(i));
+    gs_format_kernel_list(&serving, kernels, sizeof kernels);
     char validator[1024];
     snprintf(validator, sizeof validator,
              "%s kernels=%s workspace_mb=%zu pdl=%d knobs=%016llx pairs=%d lt_algos=%d", facts,

@@ -143,6 +143,18 @@ lt() { # scenario; one call, expect success and exactly one record line
     [[ "$stderr" != *"(fallback:"* ]]
 }
 
+@test "the tune cache's validator names fp8 only where GEMMSHIM_FP8_TILES=1 lets it serve" {
+    # allowed either way (GEMMSHIM_KERNELS=all), it takes calls only when
+    # opted in: a cache decided without it is not one decided with it
+    D=$BATS_TEST_TMPDIR
+    GEMMSHIM_TUNE=online GEMMSHIM_TUNE_CACHE="$D/off.cache" lt bf16-tn
+    grep '^validator ' "$D/off.cache"
+    grep '^validator ' "$D/off.cache" | grep -q ' kernels=skinny,pingpong,sgemm_simt,cublaslt '
+    GEMMSHIM_FP8_TILES=1 GEMMSHIM_TUNE=online GEMMSHIM_TUNE_CACHE="$D/on.cache" lt bf16-tn
+    grep '^validator ' "$D/on.cache"
+    grep '^validator ' "$D/on.cache" | grep -q ' kernels=skinny,pingpong,sgemm_simt,fp8,cublaslt '
+}
+
 @test "a tuned decision serves the FP8 subset with cuBLASLt's algorithm, under tuning only" {
     D=$BATS_TEST_TMPDIR
     export GEMMSHIM_RECORD="$D/fp8.sigs"

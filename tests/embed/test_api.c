@@ -140,11 +140,14 @@ int main(void)
 
     /* kernel allow-list */
     CHECK(gemmshim_get_kernels(buf, sizeof buf) == GEMMSHIM_OK);
-    CHECK(!strcmp(buf, "skinny,pingpong,sgemm_simt,cublaslt")); /* the registry's order */
+    /* the registry's order; the allow-list, so the opt-in FP8 family too
+     * (it serves calls only with GEMMSHIM_FP8_TILES=1, unset here) */
+    CHECK(!strcmp(buf, "skinny,pingpong,sgemm_simt,fp8,cublaslt"));
+    CHECK(gemmshim_set_kernels(buf) == GEMMSHIM_OK); /* what get writes, set takes */
     CHECK(gemmshim_set_kernels("bogus") == GEMMSHIM_ERR_INVALID);
     CHECK(gemmshim_set_kernels(NULL) == GEMMSHIM_ERR_INVALID);
     gemmshim_get_kernels(buf, sizeof buf);
-    CHECK(!strcmp(buf, "skinny,pingpong,sgemm_simt,cublaslt")); /* unchanged */
+    CHECK(!strcmp(buf, "skinny,pingpong,sgemm_simt,fp8,cublaslt")); /* unchanged */
     CHECK(gemmshim_set_kernels("pingpong_coop_256x128x64") == GEMMSHIM_OK);
     gemmshim_get_kernels(buf, sizeof buf);
     CHECK(!strcmp(buf, "pingpong_coop_256x128x64"));

@@ -35,7 +35,7 @@ static const char *const names[] = {
     "GEMMSHIM_TUNE", "GEMMSHIM_TUNE_CACHE", "GEMMSHIM_TUNE_PAIRS", "GEMMSHIM_TUNE_LT_ALGOS",
     "GEMMSHIM_TUNE_BUDGET_MS", "GEMMSHIM_TUNE_SCRATCH_MB", "GEMMSHIM_TUNE_SHARE",
     "GEMMSHIM_TUNE_SUSTAIN_MS",
-    "GEMMSHIM_RECORD",
+    "GEMMSHIM_RECORD",       "GEMMSHIM_FP8_TILES",
     /* the families' developer knobs and their earlier names */
     "GEMMSHIM_DEV_PINGPONG_GROUP", "GEMMSHIM_DEV_PINGPONG_DEFER", "GEMMSHIM_DEV_PINGPONG_MAX_CTAS",
     "GEMMSHIM_DEV_PINGPONG_SK", "GEMMSHIM_DEV_SKINNY_WG", "GEMMSHIM_DEV_SKINNY_CK",
@@ -142,6 +142,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     REQUIRE(c.log_timing == 0 || c.log_timing == 1);
     REQUIRE(c.intercept_dlsym == 0 || c.intercept_dlsym == 1);
     REQUIRE(c.pdl == 0 || c.pdl == 1);
+    /* the experimental FP8 families: on for "1" alone (unset and "0": off) */
+    REQUIRE(c.routing.fp8_tiles == 0 || c.routing.fp8_tiles == 1);
+    const char *fp8 = fake_getenv("GEMMSHIM_FP8_TILES");
+    if (c.routing.fp8_tiles)
+        REQUIRE(fp8 && !strcmp(fp8, "1"));
+    if (fp8 && strcmp(fp8, "0") && strcmp(fp8, "1"))
+        REQUIRE(c.error);
     const char *paths[] = {c.log_path, c.cublas_path, c.cublaslt_path, c.table_path,
                            c.report_path};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; ++i)

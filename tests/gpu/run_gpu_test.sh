@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GPU test program under LD_PRELOAD=libgemmshim.so and checks what
 # the shim logged about it.
-#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|lt_fp8|direct|faults|load|plugin|tune|tune_from|tune_seq BIN_DIR LIBGEMMSHIM [LOG_DIR]
+#   run_gpu_test.sh sweep|hsweep|f32acc|sanitize|parity|graph|multi|pdl|verify|ab|linked|sample|lt|lt_fp8|fp8_tiles|direct|faults|load|plugin|tune|tune_from|tune_seq BIN_DIR LIBGEMMSHIM [LOG_DIR]
 # Exit 77 (CTest: skipped, reason printed by the program) where no GPU exists;
 # GEMMSHIM_REQUIRE_GPU=1 makes that a failure.
 set -u
@@ -72,6 +72,21 @@ case $what in
     routed=$(grep -Ec -- 'cublasLtMatmul .* -> (pingpong|sgemm_warptile|skinny)' "$log")
     bias=$(grep -Ec -- 'cublasLtMatmul .* \+bias -> (pingpong|sgemm_warptile|skinny)' "$log")
     echo "lt: $routed cublasLtMatmul signatures routed ($bias with the BIAS epilogue), no fallback"
+    ;;
+  fp8_tiles)
+    # the experimental FP8 family (kernels/fp8), opted in and one
+    # configuration allowed at a time: ragged sizes, both scale modes, fast
+    # accumulation on and off, bias, cuBLASLt's refusals; each case against
+    # cuBLASLt's own error (the program)
+    for cfg in fp8_pingpong_128x128x128 fp8_coop_128x128x128 fp8_coop_256x128x128; do
+      echo "== $cfg"
+      GEMMSHIM_FP8_TILES=1 GEMMSHIM_POLICY=eligible GEMMSHIM_KERNELS=$cfg \
+        run "$bin/test_fp8_tiles"; rc=$?
+      [ $rc -eq 0 ] || exit $rc
+      served $cfg
+      no_fallback
+      rm -f "$log"
+    done
     ;;
   lt_fp8)
     # FP8 cublasLtMatmul (tensorwise and rowwise scales, fast accumulation
@@ -274,6 +289,19 @@ case $what in
       rc=$?
       echo "$tool sgemm split (test_sgemm_bias --quick): rc=$rc $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed,' | tr '\n' ' ')"
       [ $rc -eq 0 ] || { fails=$((fails + 1)); echo "$out" | tail -30; }
+    done
+    # the FP8 family's configurations (kernels/fp8) over test_fp8_tiles'
+    # cases; only our kernels are instrumented: cuBLASLt's own FP8 kernel
+    # (the test's reference side) draws WAR reports from racecheck
+    # (nvjet_sm90_qqtst_*, cuBLAS 13.1, H200)
+    for k in fp8_pingpong_128x128x128 fp8_coop_128x128x128 fp8_coop_256x128x128; do
+      for tool in memcheck racecheck synccheck; do
+        out=$(GEMMSHIM_FP8_TILES=1 GEMMSHIM_POLICY=eligible GEMMSHIM_KERNELS=$k \
+              compute-sanitizer --tool $tool --kernel-name kns=fp8_sm90 --error-exitcode 9 \
+              env LD_PRELOAD=$lib "$bin/test_fp8_tiles" 2>&1); rc=$?
+        echo "$tool $k (test_fp8_tiles): rc=$rc $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed,' | tr '\n' ' ')"
+        [ $rc -eq 0 ] || { fails=$((fails + 1)); echo "$out" | tail -30; }
+      done
     done
     [ $fails -eq 0 ] || exit 1
     ;;

@@ -37,7 +37,9 @@ static int parse_env(gs_config_t *c, ...)
 }
 
 /* Every configuration of the three families: what "all" and the default allow. */
-#define ALL_KERNELS (family_bits("sgemm_simt") | family_bits("pingpong") | family_bits("skinny"))
+#define ALL_KERNELS                                                                         \
+    (family_bits("sgemm_simt") | family_bits("pingpong") | family_bits("skinny") |             \
+     family_bits("fp8"))
 
 static void default_values(void)
 {
@@ -221,9 +223,9 @@ static void kernels(void)
     CHECK(c.routing.allowed == family_bits("pingpong"));
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "skinny", NULL), 0);
     CHECK(c.routing.allowed == family_bits("skinny"));
-    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "sgemm_simt,pingpong,skinny", NULL), 0);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "sgemm_simt,pingpong,skinny,fp8", NULL), 0);
     CHECK(c.routing.allowed == ALL_KERNELS);
-    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "skinny,pingpong,sgemm_simt", NULL), 0);
+    CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_KERNELS", "skinny,pingpong,sgemm_simt,fp8", NULL), 0);
     CHECK(c.routing.allowed == ALL_KERNELS);
 
     /* single pingpong configurations, by the names the kernels run under */
@@ -262,7 +264,7 @@ static void kernels(void)
     CHECK_CONTAINS(c.error_msg, "'bogus'");
     /* the known names, from the registry in its order */
     CHECK_CONTAINS(c.error_msg,
-                   "(known: skinny, pingpong, pingpong_<tile>, sgemm_simt, all, none)");
+                   "(known: skinny, pingpong, pingpong_<tile>, sgemm_simt, fp8, fp8_<tile>, all, none)");
 }
 
 /* gs_format_kernel_list (gemmshim_get_kernels): a family's name where all
@@ -273,7 +275,7 @@ static void kernel_list_format(void)
     static const struct {
         const char *list, *want;
     } cases[] = {
-        {"all", "skinny,pingpong,sgemm_simt"},
+        {"all", "skinny,pingpong,sgemm_simt,fp8"},
         {"none", "none"},
         {"sgemm_simt,pingpong,skinny", "skinny,pingpong,sgemm_simt"},
         {"pingpong", "pingpong"},

@@ -305,9 +305,9 @@ static void names(void)
  * the allow-list bits, the routes, and each family's table. */
 static void registry(void)
 {
-    static const char *const order[] = {"skinny", "pingpong", "sgemm_simt"};
-    CHECK_EQ_INT(gs_family_count(), 3);
-    for (int i = 0; i < 3; ++i) {
+    static const char *const order[] = {"skinny", "pingpong", "sgemm_simt", "fp8"};
+    CHECK_EQ_INT(gs_family_count(), 4);
+    for (int i = 0; i < 4; ++i) {
         const gs_family_t *f = gs_family_find(order[i]);
         CHECK(f != NULL);
         CHECK(f == gs_family_at(i));
@@ -342,7 +342,7 @@ static void registry(void)
     for (int i = 0; i < gs_family_count(); ++i)
         total += gs_family_at(i)->n_configs;
     CHECK_EQ_INT(gs_candidate_count(), total);
-    CHECK_EQ_INT(gs_candidate_count(), 2 + GS_PINGPONG_CONFIG_COUNT);
+    CHECK_EQ_INT(gs_candidate_count(), 5 + GS_PINGPONG_CONFIG_COUNT); /* skinny, sgemm_simt, fp8 x 3 */
     CHECK(gs_candidate_count() <= GS_CANDIDATES_MAX);
     int next = 0;
     for (int fi = 0; fi < gs_family_count(); ++fi) {
@@ -391,7 +391,7 @@ static void registry(void)
                  gs_candidate_of(FAMILY_PINGPONG, GS_PINGPONG_192x128x64));
     CHECK(gs_candidates_all() == seen);
     CHECK(gs_candidates_all() == (family_bits("skinny") | family_bits("pingpong") |
-                                  family_bits("sgemm_simt")));
+                                  family_bits("sgemm_simt") | family_bits("fp8")));
     CHECK(pingpong_bit(GS_PINGPONG_128x128x64) && pingpong_bit(GS_PINGPONG_COOP_256x128x64) &&
           pingpong_bit(GS_PINGPONG_192x128x64));
     CHECK(family_bits("pingpong") == (pingpong_bit(GS_PINGPONG_128x128x64) |
@@ -414,7 +414,7 @@ static void registry(void)
     for (int i = 0; i < gs_candidate_count(); ++i) {
         int cfg;
         const gs_family_t *f = gs_candidate(i, &cfg);
-        if (!f)
+        if (!f || f->needs_fp8_tiles) /* FP8 calls only: tests/unit/test_fp8_family.c */
             continue;
         const gs_problem_t *p = f == FAMILY_SKINNY     ? &skinny_p
                                 : f == FAMILY_PINGPONG ? &pingpong_p
@@ -810,7 +810,7 @@ static void fp8_refused(void)
     for (int i = 0; i < gs_candidate_count(); ++i) {
         int config;
         const gs_family_t *f = gs_candidate(i, &config);
-        if (!f)
+        if (!f || f->needs_fp8_tiles) /* the opt-in FP8 family: tests/unit/test_fp8_family.c */
             continue;
         gs_problem_t p = f == FAMILY_SKINNY     ? skinny_p
                          : f == FAMILY_PINGPONG ? pingpong_p

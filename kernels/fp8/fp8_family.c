@@ -1,0 +1,152 @@
+/* The experimental FP8 family (kernels/fp8/fp8_tiles.h) as a kernel family
+ * (dispatch/gs_family.h): what it takes (gs_fp8_refusal, every reason
+ * named), its plan (tile counts, grid, shared memory, promotion), and its
+ * table. Pure host code: the unit tests call all of it without a GPU. */
+#include "fp8_tiles.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *gs_fp8_name(int cfg)
+{
+    return cfg == GS_FP8_PINGPONG_128x128x128 ? "fp8_pingpong_128x128x128"
+           : cfg == GS_FP8_COOP_128x128x128   ? "fp8_coop_128x128x128"
+           : cfg == GS_FP8_COOP_256x128x128   ? "fp8_coop_256x128x128"
+                                              : "fp8_unknown";
+}
+
+/* The configuration's tile extent along m, raster group and shared memory. */
+static int block_m(int cfg)
+{
+    return cfg == GS_FP8_COOP_256x128x128 ? GS_FP8_WIDE_BLOCK_M : GS_FP8_BLOCK_M;
+}
+static int group_m(int cfg)
+{
+    return cfg == GS_FP8_COOP_256x128x128 ? GS_FP8_WIDE_GROUP_M : GS_FP8_GROUP_M;
+}
+static int smem_of(int cfg)
+{
+    return cfg == GS_FP8_COOP_256x128x128 ? GS_FP8_WIDE_SMEM_BYTES : GS_FP8_SMEM_BYTES;
+}
+
+/* A leading dimension TMA can walk: at least the contiguous extent, and a
+ * whole number of 16-byte units (TMA's global strides). */
+static int ld_ok(int64_t ld, int64_t extent, size_t es)
+{
+    return ld >= extent && ((uint64_t)ld * es) % 16 == 0;
+}
+
+const char *gs_fp8_refusal(const gs_class_t *c, const gs_device_t *d, int cfg)
+{
+    const int64_t lim = (int64_t)1 << 31;
+    if (!c || !d || cfg < 0 || cfg >= GS_FP8_CONFIG_COUNT)
+        return "no such configuration";
+    if (!d->present || d->cc_major != 9 || d->cc_minor != 0 || d->sm_count < 1)
+        return "not an sm_90 device";
+    if (d->smem_optin < (size_t)smem_of(cfg))
+        return "shared memory short of the tile's";
+    if (c->entry != GS_EP_LT_MATMUL)
+        return "not a cublasLtMatmul";
+    /* e4m3/e5m2 operands (not both e5m2), compute 32F, A/B scales none,
+     * tensorwise or rowwise, no C or D scale, no AMAX_D, C of D's type */
+    if (!gs_class_fp8_subset(c))
+        return "outside the FP8 subset";
+    /* D bf16 only: one output type keeps the family to six kernels per
+     * configuration while it is slower than cuBLASLt; fp16 and fp32 are a
+     * template argument away. */
+    if (c->c_type != GS_DT_BF16)
+        return "D not bf16";
+    /* FP8 wgmma reads both operands K-major from shared memory: TN in
+     * cuBLAS terms (op(A) = A^T stored k x m, B stored k x n). */
+    if (c->trans_a != GS_OP_T || c->trans_b != GS_OP_N)
+        return "not TN";
+    if (c->batch != 1)
+        return "batched";
+    if (c->m < 1 || c->n < 1 || c->k < 1 || c->m >= lim || c->n >= lim || c->k >= lim)
+        return "sizes out of range";
+    const int64_t tiles = ((c->m + block_m(cfg) - 1) / block_m(cfg)) *
+                          ((c->n + GS_FP8_BLOCK_N - 1) / GS_FP8_BLOCK_N);
+    if (tiles >= lim)
+        return "too many tiles";
+    if (c->k % GS_FP8_K_MULTIPLE != 0)
+        return "k not a multiple of 16";
+    /* cuBLASLt 13.1 refuses (status 15) every FP8 call whose m is not a
+     * multiple of 8 with a bf16 D, whatever ldd, bias or scale mode (H200,
+     * m = 776 / 784 / 1000 / 1008 taken; 777 / 780 / 1001 / 1004 refused):
+     * serving one would answer success where cuBLASLt answers 15. */
+    if (c->m % GS_FP8_M_MULTIPLE != 0)
+        return "m not a multiple of 8 (cuBLASLt refuses it)";
+    if (c->align_a < GS_FP8_PTR_ALIGN || c->align_b < GS_FP8_PTR_ALIGN ||
+        c->align_c < GS_FP8_PTR_ALIGN)
+        return "A, B or D not 16-byte aligned";
+    if (!ld_ok(c->lda, c->k, 1) || !ld_ok(c->ldb, c->k, 1))
+        return "lda or ldb not a TMA stride";
+    if (!ld_ok(c->ldc, c->m, gs_dtype_size((gs_dtype_t)c->c_type)))
+        return "ldc not a TMA stride";
+    /* D is written, never read: beta an fp32 zero in host memory (alpha
+     * then in host memory too) */
+    if (c->scalar_type != GS_DT_F32 || c->scalars_on_device || c->beta_kind != GS_BETA_ZERO ||
+        !c->align_alpha)
+        return "beta not a host zero";
+    if (c->bias_type != GS_DT_OTHER && (c->bias_type != GS_DT_BF16 || c->align_bias < 2))
+        return "bias not a bf16 vector";
+    return NULL;
+}
+
+gs_fp8_plan_t gs_fp8_plan_of(const gs_class_t *c, const gs_device_t *d, int cfg)
+{
+    gs_fp8_plan_t pl;
+    memset(&pl, 0, sizeof pl);
+    pl.tag = GS_FP8_PLAN_TAG;
+    pl.config = cfg;
+    pl.tiles_m = (int32_t)((c->m + block_m(cfg) - 1) / block_m(cfg));
+    pl.tiles_n = (int32_t)((c->n + GS_FP8_BLOCK_N - 1) / GS_FP8_BLOCK_N);
+    pl.k_blocks = (int32_t)((c->k + GS_FP8_BLOCK_K - 1) / GS_FP8_BLOCK_K);
+    pl.total_tiles = pl.tiles_m * pl.tiles_n;
+    /* persistent: one CTA per SM at most (one CTA fits an SM: its shared
+     * memory), never more CTAs than tiles */
+    pl.grid = pl.total_tiles < d->sm_count ? pl.total_tiles : d->sm_count;
+    pl.smem_bytes = smem_of(cfg);
+    pl.promote = (c->lt_flags & GS_LT_FAST_ACCUM) ? 0 : 1;
+    pl.group_m = pl.tiles_m < group_m(cfg) ? pl.tiles_m : group_m(cfg);
+    return pl;
+}
+
+/* ---- the family table ---- */
+
+static const char *config_name(int config)
+{
+    return gs_fp8_name(config);
+}
+
+static int can_implement(const gs_class_t *c, const gs_device_t *d, int config)
+{
+    return gs_fp8_refusal(c, d, config) == NULL;
+}
+
+static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *plan)
+{
+    const gs_fp8_plan_t pl = gs_fp8_plan_of(&p->cls, d, plan->config);
+    _Static_assert(sizeof pl <= GS_PLAN_DATA_MAX, "the plan fits gs_plan_t.data");
+    memcpy(plan->data.bytes, &pl, sizeof pl);
+    plan->workspace_bytes = 0;
+    static const char *const kernels[GS_FP8_CONFIG_COUNT][2] = {
+        {"fp8_pingpong_128x128x128_fastaccum", "fp8_pingpong_128x128x128"},
+        {"fp8_coop_128x128x128_fastaccum", "fp8_coop_128x128x128"},
+        {"fp8_coop_256x128x128_fastaccum", "fp8_coop_256x128x128"},
+    };
+    plan->kernel = kernels[pl.config][pl.promote];
+}
+
+const gs_family_t gs_family_fp8 = {
+    .name = "fp8",
+    .n_configs = GS_FP8_CONFIG_COUNT,
+    .config_name = config_name,
+    .can_implement = can_implement,
+    .plan = plan,
+    .run = gs_fp8_run_plan,
+    /* it reads the FP8 types and A/B scales, and carries the scale pointers */
+    .reads_lt_contract = 1,
+    /* experimental: offered only with GEMMSHIM_FP8_TILES=1 */
+    .needs_fp8_tiles = 1,
+};

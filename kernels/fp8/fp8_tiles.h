@@ -1,0 +1,108 @@
+/* The experimental FP8 family on the Hopper pingpong tiles
+ * (kernels/fp8/fp8_sm90.cu): its tile as named constants, its plan, and
+ * its C API. Plain C, shared by the family's host code (fp8_family.c, unit-
+ * tested without a GPU) and its CUDA translation unit, which checks these
+ * constants against the pingpong configuration it reuses.
+ *
+ * Opt-in: the family is registered, but dispatch offers it a call only
+ * with GEMMSHIM_FP8_TILES=1 (gs_family_t.needs_fp8_tiles; docs/REFERENCE.md).
+ * Verified on an H200 (tests/gpu/test_fp8_tiles.c), slower than cuBLASLt
+ * there (docs/PERFORMANCE.md), hence opt-in. */
+#ifndef GS_FP8_TILES_H
+#define GS_FP8_TILES_H
+
+#include "gs_family.h"
+#include "gs_problem.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One 128 (m) x 128 (n) tile per CTA, K-blocks of 128 FP8
+ * elements: the pingpong 128x128 tile's stage byte for byte (a 128-byte
+ * swizzle row of k holds 64 bf16 or 128 FP8 elements), so its shared-
+ * memory layout, ring and epilogue staging are reused unchanged. */
+enum {
+    GS_FP8_BLOCK_M = 128,     /* C rows (m) per tile = wgmma N */
+    GS_FP8_BLOCK_N = 128,     /* C columns (n) per tile = 2 x wgmma M (64) */
+    GS_FP8_BLOCK_K = 128,     /* FP8 elements = bytes per k-block: one swizzle row */
+    GS_FP8_WGMMA_K = 32,      /* wgmma m64nNk32 for 8-bit operands */
+    /* Without fast accumulation the wgmma partial sums are added into
+     * separate fp32 accumulators after every PROMOTE_K of k (DeepGEMM's
+     * promotion): one k-block, four k32 wgmmas. */
+    GS_FP8_PROMOTE_K = 128,
+    GS_FP8_THREADS = 384,     /* producer warpgroup + two consumer warpgroups */
+    /* Alignment the call must have: cuBLASLt's own FP8 rule (k % 16) and
+     * TMA's (16-byte base addresses, leading dimensions in 16-byte units). */
+    GS_FP8_K_MULTIPLE = 16,
+    GS_FP8_PTR_ALIGN = 16,
+    /* m: what cuBLASLt itself takes with a bf16 D (fp8_family.c) */
+    GS_FP8_M_MULTIPLE = 8,
+};
+
+/* The family's configurations: the same 128x128 tile and shared memory,
+ * the consumers' arrangement differs (fp8_kernel.cuh). */
+typedef enum gs_fp8_config {
+    /* each consumer owns whole tiles, mainloops in turn: the epilogue
+     * hides behind the other consumer's mainloop */
+    GS_FP8_PINGPONG_128x128x128 = 0,
+    /* both consumers on every tile, one 64-row block each: the promotion's
+     * adds hide behind the other consumer's wgmmas */
+    GS_FP8_COOP_128x128x128 = 1,
+    /* cooperative, 256 of m per tile (m64n256 wgmmas): a third less operand
+     * traffic from L2 per MAC than the 128x128 tile; its own shared memory
+     * (4 stages of 48 KB) and raster group */
+    GS_FP8_COOP_256x128x128 = 2,
+    GS_FP8_CONFIG_COUNT
+} gs_fp8_config_t;
+
+/* The family's plan, carried in gs_plan_t.data (fp8_family.c fills it,
+ * gs_fp8_run_plan launches it). */
+typedef struct gs_fp8_plan {
+    uint32_t tag;        /* GS_FP8_PLAN_TAG: a plan of this family */
+    int32_t config;      /* gs_fp8_config_t */
+    int32_t tiles_m, tiles_n, k_blocks;
+    int32_t total_tiles; /* tiles_m * tiles_n (no batches: can_implement) */
+    int32_t grid;        /* persistent CTAs: min(tiles, SMs) */
+    int32_t smem_bytes;  /* dynamic shared memory per CTA */
+    int32_t promote;     /* 1: fp32 promotion every GS_FP8_PROMOTE_K (fast accumulation off) */
+    int32_t group_m;     /* raster: tile rows walked together */
+} gs_fp8_plan_t;
+enum { GS_FP8_PLAN_TAG = 0x46503854u /* "FP8T" */ };
+
+/* Raster group of tile rows (the pingpong 128x128 tile's). */
+enum { GS_FP8_GROUP_M = 8 };
+
+/* Dynamic shared memory of the tile: the pingpong 128x128 tile's
+ * SharedStorage plus its alignment slack (fp8_sm90.cu asserts they agree). */
+enum { GS_FP8_SMEM_BYTES = 6 * 32768 + 8 * 2 * 2048 + 1024 + 1024 };
+
+/* The wide tile (GS_FP8_COOP_256x128x128): the pingpong family's 256x128
+ * cooperative tile, likewise. */
+enum {
+    GS_FP8_WIDE_BLOCK_M = 256,
+    GS_FP8_WIDE_GROUP_M = 4,
+    GS_FP8_WIDE_SMEM_BYTES = 4 * 49152 + 8 * 2 * 2048 + 1024 + 1024,
+};
+
+/* NULL when configuration cfg computes exactly every call of class c on d,
+ * else why not (static text): can_implement is "no reason". */
+const char *gs_fp8_refusal(const gs_class_t *c, const gs_device_t *d, int cfg);
+const char *gs_fp8_name(int cfg);
+
+/* The plan of a call gs_fp8_refusal takes (pure host code). */
+gs_fp8_plan_t gs_fp8_plan_of(const gs_class_t *c, const gs_device_t *d, int cfg);
+
+/* Launches a plan (kernels/fp8/fp8_sm90.cu): 0 or a cudaError_t with nothing
+ * enqueued. */
+int gs_fp8_run_plan(const gs_plan_t *plan, const gs_problem_t *p, const gs_device_t *d);
+
+extern const gs_family_t gs_family_fp8;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GS_FP8_TILES_H */

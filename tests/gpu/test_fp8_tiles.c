@@ -1,0 +1,262 @@
+/* The experimental FP8 family (kernels/fp8) through the shim: FP8
+ * cublasLtMatmul calls as torch._scaled_mm makes them (TN, e4m3 / e5m2
+ * operands, bf16 D in place, beta 0), ragged m, n and k, tensorwise and
+ * rowwise scales, fast accumulation on and off, with and without the BIAS
+ * epilogue. Run with GEMMSHIM_FP8_TILES=1 GEMMSHIM_POLICY=eligible
+ * GEMMSHIM_KERNELS=fp8_pingpong_128x128x128, fp8_coop_128x128x128 or
+ * fp8_coop_256x128x128
+ * (run_gpu_test.sh fp8_tiles runs each). Each case is
+ * called twice, D poisoned (NaN) before each: once with the shim off
+ * (gemmshim_set_mode: cuBLASLt as called), once on, where the call must be
+ * served by the family (gemmshim_last_route). Both are compared with an
+ * fp32 host reference of the dequantised operands (the codes' values times
+ * their scales, plus the bias). Pass: ours within twice cuBLASLt's own
+ * relative (Frobenius) error, or within FLOOR where cuBLASLt is exact to
+ * bf16. A call cuBLASLt refuses (m not a multiple of 8) must get cuBLASLt's
+ * status from the shim too, with D untouched. Exit 77 without a GPU. */
+#include "gpu_util.h"
+#include "gu_fp8.h"
+
+#include <cublasLt.h>
+#include <dlfcn.h>
+
+#include "gemmshim.h"
+
+#define FLOOR 4e-3 /* bf16 rounding of D: about 2^-9 relative */
+
+typedef struct fp8_case {
+    const char *name;
+    int a_e5m2, b_e5m2;
+    int rowwise; /* OUTER_VEC_32F scales */
+    int8_t fast; /* CUBLASLT_MATMUL_DESC_FAST_ACCUM */
+    int bias;    /* BIAS epilogue, bf16 */
+    int m, n, k;
+    int refused; /* cuBLASLt refuses it: the shim must answer the same, D untouched */
+} fp8_case_t;
+
+static const fp8_case_t cases[] = {
+    {"tensorwise e4m3, promoted, long k", 0, 0, 0, 0, 0, 1000, 520, 4112, 0},
+    {"tensorwise e4m3, fast accumulation", 0, 0, 0, 1, 0, 1000, 520, 4112, 0},
+    {"rowwise e4m3, promoted, bias", 0, 0, 1, 0, 1, 776, 333, 272, 0},
+    {"rowwise e5m2 x e4m3, fast, bias", 1, 0, 1, 1, 1, 136, 129, 16, 0},
+    {"tensorwise e4m3 x e5m2, promoted, bias, ragged tile", 0, 1, 0, 0, 1, 1000, 77, 160, 0},
+    {"rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528, 0},
+    {"tensorwise e4m3, promoted, many tiles", 0, 0, 0, 0, 0, 4096, 2304, 1024, 0},
+    /* m not a multiple of 8: cuBLASLt answers 15, and so must the shim */
+    {"tensorwise e4m3, bias, m = 777", 0, 0, 0, 0, 1, 777, 333, 272, 1},
+    {"rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1},
+};
+
+typedef int (*set_mode_fn)(gemmshim_mode_t);
+typedef int (*last_route_fn)(char *, size_t);
+
+/* D = (scale_a * A)^T (scale_b * B) (+ bias) from the codes' values, double
+ * sums, column-major m x n. */
+static void reference(const fp8_case_t *x, const uint8_t *hA, const uint8_t *hB, const float *sa,
+                      const float *sb, const uint16_t *hbias, double *ref)
+{
+    const int m = x->m, n = x->n, k = x->k;
+    float *a = malloc(sizeof(float) * (size_t)k * m), *b = malloc(sizeof(float) * (size_t)k * n);
+    for (size_t i = 0; i < (size_t)k * m; ++i)
+        a[i] = gu_fp8_value(hA[i], x->a_e5m2);
+    for (size_t i = 0; i < (size_t)k * n; ++i)
+        b[i] = gu_fp8_value(hB[i], x->b_e5m2);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+            double s = 0.0;
+            const float *ai = a + (size_t)i * k, *bj = b + (size_t)j * k;
+            for (int l = 0; l < k; ++l)
+                s += (double)ai[l] * bj[l];
+            s *= (double)sa[x->rowwise ? i : 0] * sb[x->rowwise ? j : 0];
+            if (x->bias)
+                s += gu_bf16_to_f32(hbias[i]);
+            ref[i + (size_t)j * m] = (float)s;
+        }
+    free(a);
+    free(b);
+}
+
+static int run_case(cublasLtHandle_t lt, const fp8_case_t *x, set_mode_fn set_mode,
+                    last_route_fn last_route, void *ws, size_t ws_size)
+{
+    const size_t m = x->m, n = x->n, k = x->k, na = x->rowwise ? m : 1, nb = x->rowwise ? n : 1;
+    uint8_t *hA = malloc(k * m), *hB = malloc(k * n);
+    float *sa = malloc(na * sizeof(float)), *sb = malloc(nb * sizeof(float));
+    /* D's leading dimension in whole 16-byte units (the family's TMA stores) */
+    const size_t ldd = (m + 7) / 8 * 8;
+    uint16_t *hbias = malloc(m * sizeof(uint16_t)), *out = malloc(ldd * n * sizeof(uint16_t));
+    double *ref = malloc(m * n * sizeof(double));
+    for (size_t i = 0; i < k * m; ++i)
+        hA[i] = gu_fp8_code((float)(gu_uniform() * 2.0), x->a_e5m2);
+    for (size_t i = 0; i < k * n; ++i)
+        hB[i] = gu_fp8_code((float)(gu_uniform() * 2.0), x->b_e5m2);
+    for (size_t i = 0; i < na; ++i)
+        sa[i] = (float)(1.25 + 0.75 * gu_uniform());
+    for (size_t i = 0; i < nb; ++i)
+        sb[i] = (float)(1.25 + 0.75 * gu_uniform());
+    for (size_t i = 0; i < m; ++i)
+        hbias[i] = gu_f32_to_bf16((float)gu_uniform());
+    reference(x, hA, hB, sa, sb, hbias, ref);
+
+    void *A, *B, *D, *bias;
+    float *dsa, *dsb;
+    CUDA_OK(cudaMalloc(&A, k * m));
+    CUDA_OK(cudaMalloc(&B, k * n));
+    CUDA_OK(cudaMalloc(&D, ldd * n * sizeof(uint16_t)));
+    CUDA_OK(cudaMalloc(&bias, m * sizeof(uint16_t)));
+    CUDA_OK(cudaMalloc((void **)&dsa, na * sizeof(float)));
+    CUDA_OK(cudaMalloc((void **)&dsb, nb * sizeof(float)));
+    CUDA_OK(cudaMemcpy(A, hA, k * m, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(B, hB, k * n, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(bias, hbias, m * sizeof(uint16_t), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(dsa, sa, na * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(dsb, sb, nb * sizeof(float), cudaMemcpyHostToDevice));
+
+    cublasLtMatmulDesc_t desc;
+    cublasLtMatrixLayout_t la, lb, ld;
+    CUBLAS_OK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const int32_t opt = CUBLAS_OP_T, opn = CUBLAS_OP_N;
+    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opt, sizeof opt));
+    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opn, sizeof opn));
+    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &x->fast,
+                                             sizeof x->fast));
+    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &dsa,
+                                             sizeof dsa));
+    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &dsb,
+                                             sizeof dsb));
+    if (x->rowwise) {
+        const int32_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+        CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode,
+                                                 sizeof mode));
+        CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode,
+                                                 sizeof mode));
+    }
+    if (x->bias) {
+        const uint32_t epi = CUBLASLT_EPILOGUE_BIAS;
+        const int32_t bt = CUDA_R_16BF;
+        CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi,
+                                                 sizeof epi));
+        CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                                 sizeof bias));
+        CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt,
+                                                 sizeof bt));
+    }
+    const cudaDataType at = x->a_e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3,
+                       bt = x->b_e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3;
+    CUBLAS_OK(cublasLtMatrixLayoutCreate(&la, at, k, m, k));
+    CUBLAS_OK(cublasLtMatrixLayoutCreate(&lb, bt, k, n, k));
+    CUBLAS_OK(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, m, n, ldd));
+
+    const float alpha = 1.0f, beta = 0.0f;
+    double err[2] = {0.0, 0.0}; /* cuBLASLt's, ours */
+    cublasStatus_t refused_st = CUBLAS_STATUS_SUCCESS;
+    char route[128] = "";
+    int bad = 0;
+    for (int ours = 0; ours < 2 && !bad; ++ours) {
+        set_mode(ours ? GEMMSHIM_MODE_ON : GEMMSHIM_MODE_OFF);
+        CUDA_OK(cudaMemset(D, 0xff, ldd * n * sizeof(uint16_t))); /* NaN: D must be written */
+        const cublasStatus_t st =
+            cublasLtMatmul(lt, desc, &alpha, A, la, B, lb, &beta, D, ld, D, ld, NULL, ws, ws_size, 0);
+        if (x->refused) {
+            /* cuBLASLt's answer first; then the shim's must be the same,
+             * with nothing written */
+            if (!ours)
+                refused_st = st;
+            if (st == CUBLAS_STATUS_SUCCESS || st != refused_st) {
+                printf("FAIL: %s: %s answered %d, cuBLASLt %d (a refusal expected)\n", x->name,
+                       ours ? "the shim" : "cuBLASLt", (int)st, (int)refused_st);
+                bad = 1;
+                break;
+            }
+            CUDA_OK(cudaDeviceSynchronize());
+            CUDA_OK(cudaMemcpy(out, D, ldd * n * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+            for (size_t i = 0; i < ldd * n && !bad; ++i)
+                if (out[i] != 0xffff) {
+                    printf("FAIL: %s: D written at %zu by a refused call\n", x->name, i);
+                    bad = 1;
+                }
+            continue;
+        }
+        if (st != CUBLAS_STATUS_SUCCESS) {
+            printf("FAIL: %s: %s: cuBLASLt status %d\n", x->name, ours ? "ours" : "cuBLASLt", (int)st);
+            bad = 1;
+            break;
+        }
+        CUDA_OK(cudaDeviceSynchronize());
+        if (ours) {
+            last_route(route, sizeof route);
+            if (strncmp(route, "fp8_", 4) != 0) {
+                printf("FAIL: %s: served by '%s', not the FP8 family\n", x->name, route);
+                bad = 1;
+            }
+        }
+        CUDA_OK(cudaMemcpy(out, D, ldd * n * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+        /* D's m rows, packed (the padding rows past m are never written) */
+        for (size_t j = 0; j < n; ++j)
+            memmove(out + j * m, out + j * ldd, m * sizeof(uint16_t));
+        err[ours] = gu_bf16_rel_err(ref, out, m * n);
+    }
+    const double limit = 2.0 * err[0] > FLOOR ? 2.0 * err[0] : FLOOR;
+    if (x->refused) {
+        if (!bad)
+            printf("ok: %s: refused by cuBLASLt and by the shim alike (status %d), D untouched\n",
+                   x->name, (int)refused_st);
+    } else if (!bad && !(err[1] <= limit)) {
+        printf("FAIL: %s: m=%zu n=%zu k=%zu: relative error %.3g, cuBLASLt's %.3g (limit %.3g)\n",
+               x->name, m, n, k, err[1], err[0], limit);
+        bad = 1;
+    } else if (!bad)
+        printf("ok: %s: m=%zu n=%zu k=%zu, %s: relative error %.3g, cuBLASLt's %.3g\n", x->name, m,
+               n, k, route, err[1], err[0]);
+    set_mode(GEMMSHIM_MODE_ON);
+    cublasLtMatrixLayoutDestroy(la);
+    cublasLtMatrixLayoutDestroy(lb);
+    cublasLtMatrixLayoutDestroy(ld);
+    cublasLtMatmulDescDestroy(desc);
+    cudaFree(A), cudaFree(B), cudaFree(D), cudaFree(bias), cudaFree(dsa), cudaFree(dsb);
+    free(hA), free(hB), free(sa), free(sb), free(hbias), free(out), free(ref);
+    return bad;
+}
+
+int main(void)
+{
+    gpu_require_or_skip("test_fp8_tiles");
+    const uint64_t seed = gu_seed_init();
+    const size_t version = cublasLtGetVersion();
+    const int rowwise = version >= 120900;
+    printf("test_fp8_tiles: cuBLASLt %zu, GEMMSHIM_SEED=0x%llx\n", version,
+           (unsigned long long)seed);
+    const set_mode_fn set_mode = (set_mode_fn)dlsym(RTLD_DEFAULT, "gemmshim_set_mode");
+    const last_route_fn last_route = (last_route_fn)dlsym(RTLD_DEFAULT, "gemmshim_last_route");
+    if (!gu_shim_present_lt() || !set_mode || !last_route) {
+        printf("FAIL: run me with LD_PRELOAD=libgemmshim.so\n");
+        return 1;
+    }
+    int dev = 0, major = 0, minor = 0;
+    CUDA_OK(cudaGetDevice(&dev));
+    CUDA_OK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    CUDA_OK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    if (major != 9 || minor != 0) {
+        printf("SKIP: test_fp8_tiles: compute capability %d.%d; the family is sm_90a\n", major,
+               minor);
+        return GPU_SKIP;
+    }
+    cublasLtHandle_t lt;
+    CUBLAS_OK(cublasLtCreate(&lt));
+    const size_t ws_size = 32u << 20;
+    void *ws;
+    CUDA_OK(cudaMalloc(&ws, ws_size));
+    int failed = 0, ran = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        if (cases[i].rowwise && !rowwise) {
+            printf("skipped: %s: rowwise scales need cuBLASLt 12.9 or newer\n", cases[i].name);
+            continue;
+        }
+        ++ran;
+        failed += run_case(lt, &cases[i], set_mode, last_route, ws, ws_size);
+    }
+    printf("%d passed, %d failed\n", ran - failed, failed);
+    cudaFree(ws);
+    cublasLtDestroy(lt);
+    return failed || !ran ? 1 : 0;
+}

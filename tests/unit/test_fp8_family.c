@@ -1,0 +1,443 @@
+/* The experimental FP8 family (kernels/fp8), host code, no GPU: which
+ * calls it takes (every refusal reason of gs_fp8_refusal), its plan (tile
+ * counts, grid, shared memory, promotion, kernel name), the class fields
+ * the tuner and the decision cache key FP8 calls on, and the opt-in: the
+ * family is offered nothing unless GEMMSHIM_FP8_TILES=1. */
+#include "dispatch_fixtures.h"
+#include "fp8_tiles.h"
+#include "gs_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const float one = 1.0f, zero = 0.0f, half = 0.5f;
+
+/* A TN e4m3 x e4m3 -> bf16 cublasLtMatmul, tight leading dimensions, tensorwise
+ * scales, host alpha 1 and beta 0, aligned dummy pointers (never read). */
+static gs_problem_t fp8_tn(int64_t m, int64_t n, int64_t k)
+{
+    gs_problem_t p;
+    memset(&p, 0, sizeof p);
+    p.entry = GS_EP_LT_MATMUL;
+    p.a_type = p.b_type = GS_DT_E4M3;
+    p.c_type = GS_DT_BF16;
+    p.compute = GS_CT_F32;
+    p.scalar_type = GS_DT_F32;
+    p.trans_a = GS_OP_T;
+    p.trans_b = GS_OP_N;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.lda = k;
+    p.ldb = k;
+    p.ldc = m;
+    p.batch = 1;
+    p.A = (const void *)(uintptr_t)0x10000000;
+    p.B = (const void *)(uintptr_t)0x20000000;
+    p.C = (void *)(uintptr_t)0x30000000;
+    p.alpha = &one;
+    p.beta = &zero;
+    p.lt_scales = GS_SCALE_SCALAR_32F << GS_LT_SCALE_A | GS_SCALE_SCALAR_32F << GS_LT_SCALE_B;
+    p.scale_a = (const void *)(uintptr_t)0x40000000;
+    p.scale_b = (const void *)(uintptr_t)0x40000100;
+    gs_problem_classify(&p);
+    return p;
+}
+
+static const gs_device_t *h100(void)
+{
+    static gs_device_t d;
+    d = device(9, 0, 132);
+    return &d;
+}
+
+static const char *why(const gs_problem_t *p)
+{
+    const char *w = gs_fp8_refusal(&p->cls, h100(), GS_FP8_PINGPONG_128x128x128);
+    return w ? w : "(taken)";
+}
+
+/* each change to the taken call, and the reason it is refused with */
+static void refusals(void)
+{
+    gs_problem_t p = fp8_tn(1000, 520, 4096);
+    CHECK_STR_EQ(why(&p), "(taken)");
+
+    /* every type pair but e5m2 x e5m2; fast accumulation either way; every
+     * subset scale mode; a bf16 bias */
+    const gs_dtype_t pairs[][2] = {{GS_DT_E4M3, GS_DT_E5M2}, {GS_DT_E5M2, GS_DT_E4M3}};
+    for (int i = 0; i < 2; ++i) {
+        gs_problem_t q = p;
+        q.a_type = pairs[i][0];
+        q.b_type = pairs[i][1];
+        CHECK_STR_EQ(why(classified(&q)), "(taken)");
+    }
+    const unsigned modes[] = {GS_SCALE_NONE, GS_SCALE_SCALAR_32F, GS_SCALE_OUTER_VEC_32F};
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+            gs_problem_t q = p;
+            q.lt_scales = modes[a] << GS_LT_SCALE_A | modes[b] << GS_LT_SCALE_B;
+            q.lt_flags = (a + b) % 2 ? GS_LT_FAST_ACCUM : 0;
+            CHECK_STR_EQ(why(classified(&q)), "(taken)");
+        }
+    gs_problem_t q = p;
+    q.bias = (const void *)(uintptr_t)0x50000000;
+    q.bias_type = GS_DT_BF16;
+    CHECK_STR_EQ(why(classified(&q)), "(taken)");
+    /* ragged m, n and k (k a multiple of 16; ldc whole 16-byte units) */
+    q = fp8_tn(8, 1, 16);
+    CHECK_STR_EQ(why(&q), "(taken)");
+    q = fp8_tn(776, 3, 48);
+    q.ldc = 784;
+    CHECK_STR_EQ(why(classified(&q)), "(taken)");
+    CHECK_STR_EQ(why(&q), "(taken)");
+    /* what cuBLASLt refuses stays its own answer (status 15), ld or not */
+    q = fp8_tn(777, 3, 48);
+    q.ldc = 784;
+    CHECK_STR_EQ(why(classified(&q)), "m not a multiple of 8 (cuBLASLt refuses it)");
+    q = fp8_tn(1004, 64, 128);
+    CHECK_STR_EQ(why(&q), "m not a multiple of 8 (cuBLASLt refuses it)");
+    q = fp8_tn(4104, 77, 16 * 9);
+    CHECK_STR_EQ(why(&q), "(taken)");
+
+    gs_device_t d = *h100();
+    d.cc_major = 8;
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, &d, 0), "not an sm_90 device");
+    d = *h100();
+    d.present = 0;
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, &d, 0), "not an sm_90 device");
+    d = *h100();
+    d.smem_optin = 200 * 1024;
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, &d, 0), "shared memory short of the tile's");
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, h100(), GS_FP8_CONFIG_COUNT), "no such configuration");
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, h100(), -1), "no such configuration");
+
+    q = p;
+    q.entry = GS_EP_GEMMEX;
+    CHECK_STR_EQ(why(classified(&q)), "not a cublasLtMatmul");
+    /* outside the subset: e5m2 x e5m2, bf16 operands, compute, C / D
+     * scales, AMAX_D, a 128-block scale mode, C of another type */
+    q = p;
+    q.a_type = q.b_type = GS_DT_E5M2;
+    CHECK_STR_EQ(why(classified(&q)), "outside the FP8 subset");
+    q = p;
+    q.a_type = q.b_type = GS_DT_BF16;
+    CHECK_STR_EQ(why(classified(&q)), "outside the FP8 subset");
+    q = p;
+    q.compute = GS_CT_F32_PEDANTIC;
+    CHECK_STR_EQ(why(classified(&q)), "outside the FP8 subset");
+    q = p;
+    q.lt_scales |= GS_SCALE_SCALAR_32F << GS_LT_SCALE_C;
+    CHECK_STR_EQ(why(classified(&q)), "outside the FP8 subset");
+    q = p;
+    q.lt_scales |= GS_SCALE_SCALAR_32F << GS_LT_SCALE_D;
+    CHECK_STR_EQ(why(classified(&q)), "outside the FP8 subset");
+    q = p;
+    q.lt_flags = GS_LT_AMAX_D;
+    CHECK_STR_EQ(why(classified(&q)), "outside the FP8 subset");
+    q = p;
+    q.lt_scales = GS_SCALE_BLK128x128_32F << GS_LT_SCALE_A;
+    CHECK_STR_EQ(why(classified(&q)), "outside the FP8 subset");
+    q = p;
+    q.lt_flags = GS_LT_C_TYPE_DIFFERS | (unsigned)GS_DT_F16 << GS_LT_C_TYPE_SHIFT;
+    CHECK_STR_EQ(why(classified(&q)), "outside the FP8 subset");
+
+    q = p;
+    q.c_type = GS_DT_F16;
+    CHECK_STR_EQ(why(classified(&q)), "D not bf16");
+    q = p;
+    q.c_type = GS_DT_F32;
+    CHECK_STR_EQ(why(classified(&q)), "D not bf16");
+
+    const gs_op_t ops[][2] = {{GS_OP_N, GS_OP_N}, {GS_OP_T, GS_OP_T}, {GS_OP_N, GS_OP_T}};
+    for (int i = 0; i < 3; ++i) {
+        q = p;
+        q.trans_a = ops[i][0];
+        q.trans_b = ops[i][1];
+        CHECK_STR_EQ(why(classified(&q)), "not TN");
+    }
+    q = p;
+    q.batch = 2;
+    q.stride_a = q.lda * q.m;
+    q.stride_b = q.ldb * q.n;
+    q.stride_c = q.ldc * q.n;
+    CHECK_STR_EQ(why(classified(&q)), "batched");
+    q = fp8_tn((int64_t)1 << 31, 8, 16);
+    CHECK_STR_EQ(why(&q), "sizes out of range");
+    q = fp8_tn(64, 64, 0);
+    CHECK_STR_EQ(why(&q), "sizes out of range");
+    q = fp8_tn(64, 64, 40);
+    CHECK_STR_EQ(why(&q), "k not a multiple of 16");
+    q = fp8_tn(1 << 30, 1 << 30, 16); /* 2^46 tiles */
+    CHECK_STR_EQ(why(&q), "too many tiles");
+
+    const char *bases[] = {"A", "B", "D"};
+    for (int i = 0; i < 3; ++i) {
+        q = p;
+        if (i == 0)
+            q.A = (const char *)q.A + 8;
+        else if (i == 1)
+            q.B = (const char *)q.B + 8;
+        else
+            q.C = (char *)q.C + 8;
+        if (!CHECK(!strcmp(why(classified(&q)), "A, B or D not 16-byte aligned")))
+            fprintf(stderr, "    %s misaligned: %s\n", bases[i], why(&q));
+    }
+    q = p;
+    q.lda = q.k + 8; /* not a 16-byte stride */
+    CHECK_STR_EQ(why(classified(&q)), "lda or ldb not a TMA stride");
+    q = p;
+    q.ldb = q.k - 16;
+    CHECK_STR_EQ(why(classified(&q)), "lda or ldb not a TMA stride");
+    q = p;
+    q.ldb = q.k + 16; /* padded: fine */
+    CHECK_STR_EQ(why(classified(&q)), "(taken)");
+    q = p;
+    q.ldc = q.m + 4; /* 8 bytes of bf16 */
+    CHECK_STR_EQ(why(classified(&q)), "ldc not a TMA stride");
+
+    q = p;
+    q.beta = &half;
+    CHECK_STR_EQ(why(classified(&q)), "beta not a host zero");
+    q = p;
+    q.beta = &one;
+    CHECK_STR_EQ(why(classified(&q)), "beta not a host zero");
+    q = p;
+    q.scalars_on_device = 1;
+    CHECK_STR_EQ(why(classified(&q)), "beta not a host zero");
+
+    q = p;
+    q.bias = (const void *)(uintptr_t)0x50000000;
+    q.bias_type = GS_DT_F32;
+    CHECK_STR_EQ(why(classified(&q)), "bias not a bf16 vector");
+    q.bias_type = GS_DT_BF16;
+    q.bias = (const void *)(uintptr_t)0x50000001;
+    CHECK_STR_EQ(why(classified(&q)), "bias not a bf16 vector");
+}
+
+static gs_plan_t plan_of(const gs_problem_t *p, const gs_device_t *d)
+{
+    gs_plan_t pl;
+    memset(&pl, 0, sizeof pl);
+    pl.family = &gs_family_fp8;
+    pl.config = GS_FP8_PINGPONG_128x128x128;
+    gs_family_fp8.plan(p, d, &pl);
+    return pl;
+}
+
+static void plans(void)
+{
+    /* 8 x 5 tiles, 33 k-blocks; fewer tiles than SMs: a CTA per tile */
+    gs_problem_t p = fp8_tn(1000, 520, 4096 + 16);
+    gs_plan_t pl = plan_of(&p, h100());
+    gs_fp8_plan_t fp;
+    memcpy(&fp, pl.data.bytes, sizeof fp);
+    CHECK_EQ_INT(fp.tag, GS_FP8_PLAN_TAG);
+    CHECK_EQ_INT(fp.config, 0);
+    CHECK_EQ_INT(fp.tiles_m, 8);
+    CHECK_EQ_INT(fp.tiles_n, 5);
+    CHECK_EQ_INT(fp.k_blocks, 33);
+    CHECK_EQ_INT(fp.total_tiles, 40);
+    CHECK_EQ_INT(fp.grid, 40);
+    CHECK_EQ_INT(fp.group_m, 8);
+    CHECK_EQ_INT(fp.smem_bytes, GS_FP8_SMEM_BYTES);
+    CHECK(fp.smem_bytes <= 227 * 1024);
+    CHECK_EQ_INT(fp.promote, 1);
+    CHECK_EQ_INT((int)pl.workspace_bytes, 0);
+    CHECK_STR_EQ(pl.kernel, "fp8_pingpong_128x128x128");
+
+    /* fast accumulation: no promotion, and the name says so */
+    p.lt_flags = GS_LT_FAST_ACCUM;
+    gs_problem_classify(&p);
+    pl = plan_of(&p, h100());
+    memcpy(&fp, pl.data.bytes, sizeof fp);
+    CHECK_EQ_INT(fp.promote, 0);
+    CHECK_STR_EQ(pl.kernel, "fp8_pingpong_128x128x128_fastaccum");
+
+    /* the cooperative configuration: the same plan, its own kernel names */
+    gs_plan_t co;
+    memset(&co, 0, sizeof co);
+    co.family = &gs_family_fp8;
+    co.config = GS_FP8_COOP_128x128x128;
+    gs_family_fp8.plan(&p, h100(), &co);
+    gs_fp8_plan_t cf;
+    memcpy(&cf, co.data.bytes, sizeof cf);
+    CHECK_EQ_INT(cf.config, GS_FP8_COOP_128x128x128);
+    CHECK_EQ_INT(cf.grid, fp.grid);
+    CHECK_EQ_INT(cf.smem_bytes, fp.smem_bytes);
+    CHECK_STR_EQ(co.kernel, "fp8_coop_128x128x128_fastaccum");
+    p.lt_flags = 0;
+    gs_problem_classify(&p);
+    gs_family_fp8.plan(&p, h100(), &co);
+    CHECK_STR_EQ(co.kernel, "fp8_coop_128x128x128");
+    CHECK_STR_EQ(gs_family_fp8.config_name(GS_FP8_COOP_128x128x128), "fp8_coop_128x128x128");
+    CHECK(gs_candidate_find("fp8_coop_128x128x128") >= 0);
+
+    /* the wide tile: 256 of m per tile, its own group; 4 stages of 48 KB
+     * take the shared memory 6 of 32 KB do */
+    co.config = GS_FP8_COOP_256x128x128;
+    gs_family_fp8.plan(&p, h100(), &co);
+    memcpy(&cf, co.data.bytes, sizeof cf);
+    CHECK_EQ_INT(cf.tiles_m, 4); /* m = 1000 */
+    CHECK_EQ_INT(cf.tiles_n, fp.tiles_n);
+    CHECK_EQ_INT(cf.total_tiles, 4 * fp.tiles_n);
+    CHECK_EQ_INT(cf.group_m, 4);
+    CHECK_EQ_INT(cf.smem_bytes, GS_FP8_WIDE_SMEM_BYTES);
+    CHECK(cf.smem_bytes <= 227 * 1024);
+    CHECK_STR_EQ(co.kernel, "fp8_coop_256x128x128");
+    CHECK(gs_fp8_refusal(&p.cls, h100(), GS_FP8_COOP_256x128x128) == NULL);
+    gs_device_t small = *h100();
+    small.smem_optin = GS_FP8_WIDE_SMEM_BYTES - 1;
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, &small, GS_FP8_COOP_256x128x128),
+                 "shared memory short of the tile's");
+
+    /* many tiles: one persistent CTA per SM; few tile rows: the group is them */
+    p = fp8_tn(8192, 8192, 8192);
+    pl = plan_of(&p, h100());
+    memcpy(&fp, pl.data.bytes, sizeof fp);
+    CHECK_EQ_INT(fp.total_tiles, 64 * 64);
+    CHECK_EQ_INT(fp.grid, 132);
+    CHECK_EQ_INT(fp.k_blocks, 64);
+    p = fp8_tn(200, 9000, 128);
+    pl = plan_of(&p, h100());
+    memcpy(&fp, pl.data.bytes, sizeof fp);
+    CHECK_EQ_INT(fp.tiles_m, 2);
+    CHECK_EQ_INT(fp.group_m, 2);
+    CHECK_EQ_INT(fp.k_blocks, 1);
+    CHECK_EQ_INT(fp.grid, 132);
+
+    /* deterministic */
+    gs_plan_t a = plan_of(&p, h100()), b = plan_of(&p, h100());
+    CHECK(!memcmp(a.data.bytes, b.data.bytes, sizeof a.data.bytes));
+
+    /* run refuses a plan it did not make, before any CUDA call */
+    gs_plan_t blank;
+    memset(&blank, 0, sizeof blank);
+    blank.family = &gs_family_fp8;
+    CHECK_EQ_INT(gs_family_fp8.run(&blank, &p, h100()), 1 /* cudaErrorInvalidValue */);
+}
+
+/* What FP8 classes key on (the tune cache, the decision cache, signature
+ * files): the scale modes and fast accumulation are in the class; the
+ * scale pointers are not. */
+static void class_fields(void)
+{
+    gs_problem_t p = fp8_tn(512, 256, 1024), q = p;
+    CHECK(gs_class_fp8(&p.cls) && gs_class_fp8_subset(&p.cls));
+    CHECK_EQ_INT(gs_lt_scale_of(p.cls.lt_scales, GS_LT_SCALE_A), GS_SCALE_SCALAR_32F);
+    CHECK_EQ_INT(gs_lt_scale_of(p.cls.lt_scales, GS_LT_SCALE_B), GS_SCALE_SCALAR_32F);
+    CHECK_EQ_INT(p.cls.lt_flags, 0);
+    q.scale_a = (const void *)(uintptr_t)0x48000000;
+    q.scale_b = (const void *)(uintptr_t)0x48000100;
+    gs_problem_classify(&q);
+    CHECK(!memcmp(&p.cls, &q.cls, sizeof p.cls));
+    q.lt_flags = GS_LT_FAST_ACCUM;
+    gs_problem_classify(&q);
+    CHECK(memcmp(&p.cls, &q.cls, sizeof p.cls) != 0);
+    CHECK_EQ_INT(q.cls.lt_flags, GS_LT_FAST_ACCUM);
+    q = p;
+    q.lt_scales = GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_A | GS_SCALE_SCALAR_32F << GS_LT_SCALE_B;
+    gs_problem_classify(&q);
+    CHECK(memcmp(&p.cls, &q.cls, sizeof p.cls) != 0);
+    CHECK_EQ_INT(gs_lt_scale_of(q.cls.lt_scales, GS_LT_SCALE_A), GS_SCALE_OUTER_VEC_32F);
+    CHECK(gs_class_hash(&p.cls, 0) != gs_class_hash(&q.cls, 0));
+}
+
+/* Registered, named, and offered nothing without GEMMSHIM_FP8_TILES=1. */
+static void opt_in(void)
+{
+    const gs_family_t *f = gs_family_find("fp8");
+    if (!CHECK(f == &gs_family_fp8))
+        return;
+    CHECK(f->needs_fp8_tiles && f->reads_lt_contract && !f->tuned_only);
+    CHECK_STR_EQ(f->config_name(0), "fp8_pingpong_128x128x128");
+    const int cand = gs_candidate_find("fp8_pingpong_128x128x128");
+    CHECK(cand >= 0);
+    /* the last family: the others keep their candidate numbers */
+    CHECK(gs_family_at(gs_family_count() - 1) == f);
+
+    gs_problem_t p = fp8_tn(1000, 520, 4096);
+    gs_routing_t r;
+    memset(&r, 0, sizeof r);
+    r.mode = GS_MODE_ON;
+    r.policy = GS_POLICY_ELIGIBLE;
+    r.allowed = gs_candidates_all();
+    CHECK(!gs_candidate_takes(&r, cand, f, 0, &p.cls, h100()));
+    gs_decision_t dec = gs_dispatch_prior(&p, h100(), &r);
+    CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(dec.reason, "fp8:");
+
+    r.fp8_tiles = 1;
+    CHECK(gs_candidate_takes(&r, cand, f, 0, &p.cls, h100()));
+    dec = gs_dispatch_prior(&p, h100(), &r);
+    CHECK(dec.family == f);
+    CHECK_EQ_INT(dec.route, gs_route_of(f));
+    /* the default policy routes by measurements, and there are none */
+    r.policy = GS_POLICY_TABLE;
+    dec = gs_dispatch_prior(&p, h100(), &r);
+    CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
+    /* GEMMSHIM_KERNELS without any of its configurations */
+    r.policy = GS_POLICY_ELIGIBLE;
+    const int coop = gs_candidate_find("fp8_coop_128x128x128");
+    const int wide = gs_candidate_find("fp8_coop_256x128x128");
+    r.allowed = gs_candidates_all() & ~(1ull << cand) & ~(1ull << coop) & ~(1ull << wide);
+    CHECK(!gs_candidate_takes(&r, cand, f, 0, &p.cls, h100()));
+    dec = gs_dispatch_prior(&p, h100(), &r);
+    CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
+    /* outside the subset: forwarded as before, switch or not */
+    r.allowed = gs_candidates_all();
+    gs_problem_t q = p;
+    q.lt_flags = GS_LT_AMAX_D;
+    gs_problem_classify(&q);
+    dec = gs_dispatch_prior(&q, h100(), &r);
+    CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(dec.reason, "fp8:");
+
+    /* no other family takes an FP8 call, switch on */
+    for (int i = 0; i < gs_candidate_count(); ++i) {
+        int config;
+        const gs_family_t *g = gs_candidate(i, &config);
+        if (g != f && g->can_implement(&p.cls, h100(), config))
+            CHECK(g->reads_lt_contract && g->tuned_only);
+    }
+    /* the non-FP8 families never see it offered (bf16 calls unchanged) */
+    gs_problem_t bf = fp32_nn(256, 256, 256);
+    bf.entry = GS_EP_GEMMEX;
+    bf.a_type = bf.b_type = bf.c_type = GS_DT_BF16;
+    gs_problem_classify(&bf);
+    CHECK(!f->can_implement(&bf.cls, h100(), 0));
+}
+
+static const char *env_value;
+static const char *env_of(const char *name)
+{
+    return !strcmp(name, "GEMMSHIM_FP8_TILES") ? env_value : NULL;
+}
+
+static void setting(void)
+{
+    gs_config_t c;
+    env_value = NULL;
+    CHECK_EQ_INT(gs_config_parse(&c, env_of), 0);
+    CHECK_EQ_INT(c.routing.fp8_tiles, 0);
+    env_value = "1";
+    CHECK_EQ_INT(gs_config_parse(&c, env_of), 0);
+    CHECK_EQ_INT(c.routing.fp8_tiles, 1);
+    env_value = "0";
+    CHECK_EQ_INT(gs_config_parse(&c, env_of), 0);
+    CHECK_EQ_INT(c.routing.fp8_tiles, 0);
+    env_value = "yes please";
+    CHECK(gs_config_parse(&c, env_of) != 0);
+    CHECK_CONTAINS(c.error_msg, "GEMMSHIM_FP8_TILES");
+}
+
+int main(void)
+{
+    refusals();
+    plans();
+    class_fields();
+    opt_in();
+    setting();
+    return GS_TEST_DONE();
+}
