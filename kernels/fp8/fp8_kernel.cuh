@@ -240,18 +240,8 @@ fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUt
     const int role = threadIdx.x / WARPGROUP_THREADS;
     const int wg_tid = threadIdx.x % WARPGROUP_THREADS;
 
-    if (threadIdx.x == 0) {
-        prefetch_tensormap(&tmap_p);
-        prefetch_tensormap(&tmap_q);
-        prefetch_tensormap(&tmap_c);
-        for (int s = 0; s < STAGES; ++s) {
-            mbarrier_init(&ss.full[s], 1);                   /* the producer's expect_tx arrival */
-            mbarrier_init(&ss.empty[s], Cfg::STAGE_READERS); /* one arrival per reading warp */
-        }
-        for (int w = 0; w < CONSUMER_WARPS; ++w)
-            mbarrier_init(&ss.c_full[w], 1);
-        fence_mbarrier_init();
-    }
+    if (threadIdx.x == 0)
+        init_cta<Cfg, false>(ss, &tmap_p, &tmap_q, &tmap_c); /* no split-K: no reduction barrier */
     /* Nothing in global memory before the previous grid is done (PDL). */
     griddepcontrol_wait();
     __syncthreads();

@@ -33,19 +33,8 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
     const int role = threadIdx.x / WARPGROUP_THREADS;
     const int wg_tid = threadIdx.x % WARPGROUP_THREADS;
 
-    if (threadIdx.x == 0) {
-        prefetch_tensormap(&tmap_p);
-        prefetch_tensormap(&tmap_q);
-        prefetch_tensormap(&tmap_c);
-        for (int s = 0; s < STAGES; ++s) {
-            mbarrier_init(&ss.full[s], 1);                    /* the producer's expect_tx arrival */
-            mbarrier_init(&ss.empty[s], Cfg::STAGE_READERS);  /* one arrival per reading warp */
-        }
-        for (int w = 0; w < CONSUMER_WARPS; ++w)
-            mbarrier_init(&ss.c_full[w], 1);
-        mbarrier_init(&ss.red_full, 1);
-        fence_mbarrier_init();
-    }
+    if (threadIdx.x == 0)
+        init_cta<Cfg, true>(ss, &tmap_p, &tmap_q, &tmap_c);
     /* Programmatic dependent launch (a no-op unless the host launched with
      * it, gs_problem_t::pdl): nothing in global memory (operands, scalars,
      * C, the bias, the split counters) is touched before the grid this one

@@ -1,6 +1,7 @@
-/* The pingpong family's mainloop pieces: wgmma shared-memory descriptors
- * of a stage (the wgmma of a tile width is gs_ptx.cuh's wgmma_m64nNk16_f32)
- * and the packing of accumulator pairs the epilogue stages. */
+/* The pingpong family's mainloop pieces: the ring's set-up, wgmma shared-
+ * memory descriptors of a stage (the wgmma of a tile width is gs_ptx.cuh's
+ * wgmma_m64nNk16_f32) and the packing of accumulator pairs the epilogue
+ * stages. */
 #ifndef GS_PINGPONG_MAINLOOP_CUH
 #define GS_PINGPONG_MAINLOOP_CUH
 
@@ -61,6 +62,28 @@ __device__ __forceinline__ float2 unpack2(uint32_t u, __half *)
 }
 
 __device__ __forceinline__ int lane_id(void) { return (int)(threadIdx.x % 32); }
+
+/* Thread 0's set-up of a CTA (the pingpong and FP8 kernels): the tensor
+ * maps prefetched; the ring's barriers, the staging barriers and (RED,
+ * split-K) the reduction's initialised, then made visible to the async
+ * proxy (TMA completes transactions on them). */
+template <typename Cfg, bool RED, typename Smem>
+__device__ __forceinline__ void init_cta(Smem &ss, const CUtensorMap *tmap_p,
+                                         const CUtensorMap *tmap_q, const CUtensorMap *tmap_c)
+{
+    prefetch_tensormap(tmap_p);
+    prefetch_tensormap(tmap_q);
+    prefetch_tensormap(tmap_c);
+    for (int s = 0; s < Cfg::STAGES; ++s) {
+        mbarrier_init(&ss.full[s], 1);                   /* the producer's expect_tx arrival */
+        mbarrier_init(&ss.empty[s], Cfg::STAGE_READERS); /* one arrival per reading warp */
+    }
+    for (int w = 0; w < CONSUMER_WARPS; ++w)
+        mbarrier_init(&ss.c_full[w], 1);
+    if (RED)
+        mbarrier_init(&ss.red_full, 1);
+    fence_mbarrier_init();
+}
 
 } // namespace
 
