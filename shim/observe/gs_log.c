@@ -170,9 +170,15 @@ static uint64_t signature(const gs_problem_t *p, const gs_decision_t *d, const c
         h = mix(h, f[i]);
     if (p->bias)
         h = mix(h, 0xb1a5);
-    if (p->entry == GS_EP_LT_MATMUL) /* Lt calls differ in more than the shape */
+    if (p->entry == GS_EP_LT_MATMUL) {
+        /* Lt calls differ in more than the shape: two calls of one shape
+         * routed alike may still differ in scale modes, fast accumulation,
+         * D's scale or C's type, and each is a signature of its own */
+        h = mix(h, ((uint64_t)p->cls.lt_scales << 16) | p->cls.lt_flags);
+        h = mix(h, p->cls.bias_type);
         for (const char *r = why; *r; ++r)
             h = mix(h, (unsigned char)*r);
+    }
     return h ? h : 1;
 }
 

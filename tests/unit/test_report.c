@@ -264,6 +264,46 @@ static void forked_processes(void)
     CHECK_CONTAINS(slurp("%s/shim.log", dir), line);
 }
 
+/* Lt calls of one shape, routed alike with the same reason, that differ
+ * only in scale modes or fast accumulation: a log line each, so a reader
+ * (bench_fp8) finds each one's route. Runs after forked_processes, which
+ * opened the log. */
+static void lt_contracts_apart(void)
+{
+    gs_decision_t dec = {ROUTE_SGEMM_SIMT, FAMILY_SGEMM_SIMT, 0, 0.0, 0, 0, "test"};
+    gs_problem_t p = problem(3333);
+    p.entry = GS_EP_LT_MATMUL;
+    p.a_type = p.b_type = GS_DT_E4M3;
+    p.c_type = GS_DT_BF16;
+    gs_problem_classify(&p);
+    const unsigned tensorwise = GS_SCALE_SCALAR_32F << GS_LT_SCALE_A | GS_SCALE_SCALAR_32F << GS_LT_SCALE_B;
+    const unsigned rowwise = GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_A | GS_SCALE_OUTER_VEC_32F
+                                                                    << GS_LT_SCALE_B;
+    const struct {
+        unsigned scales, flags;
+        const char *says;
+    } calls[] = {
+        {tensorwise, GS_LT_FAST_ACCUM, "scale_A=SCALAR_32F scale_B=SCALAR_32F fast_accum -> k"},
+        {tensorwise, 0, "scale_A=SCALAR_32F scale_B=SCALAR_32F -> k"},
+        {rowwise, 0, "scale_A=OUTER_VEC_32F scale_B=OUTER_VEC_32F -> k"},
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; ++i) {
+        p.cls.lt_scales = (uint16_t)calls[i].scales;
+        p.cls.lt_flags = (uint16_t)calls[i].flags;
+        gs_log_call(&p, &dec, "k", "eligible");
+        gs_log_call(&p, &dec, "k", "eligible"); /* a repeat: no second line */
+    }
+    fflush(NULL);
+    const char *log = slurp("%s/shim.log", dir);
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; ++i) {
+        char line[300];
+        snprintf(line, sizeof line, "m=3333 n=64 k=64 batch=1 %s (eligible)\n", calls[i].says);
+        CHECK_CONTAINS(log, line);
+        const char *first = strstr(log, line);
+        CHECK(first && !strstr(first + 1, line));
+    }
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -277,6 +317,7 @@ int main(void)
     per_pid_prefix();
     cannot_write();
     forked_processes();
+    lt_contracts_apart();
     int rc = GS_TEST_DONE();
     if (!rc) { /* keep the files of a failed run to look at */
         char cmd[300];
