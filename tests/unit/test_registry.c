@@ -102,7 +102,7 @@ int main(void)
     CHECK(gs_candidates_of_family(&fams[0]) == 1ull << cand);
     CHECK(gs_candidates_all() >> cand & 1);
     /* GEMMSHIM_KERNELS names it; a second family of that name is refused */
-    gs_routing_t r = {GS_MODE_ON, GS_POLICY_TABLE, 0, GS_TUNE_OFF};
+    gs_routing_t r = {.mode = GS_MODE_ON, .policy = GS_POLICY_TABLE, .allowed = 0, .tune = GS_TUNE_OFF};
     CHECK_EQ_INT(gs_parse_kernel_list(&r, "mine", msg, sizeof msg), 0);
     CHECK(r.allowed == 1ull << cand);
     char list[128];

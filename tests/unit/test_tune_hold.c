@@ -27,7 +27,7 @@ static gs_class_t class_n(int64_t m)
 
 static gs_routing_t routing(gs_tune_mode_t tune)
 {
-    gs_routing_t r = {GS_MODE_ON, GS_POLICY_TABLE, gs_candidates_all(), tune};
+    gs_routing_t r = {.mode = GS_MODE_ON, .policy = GS_POLICY_TABLE, .allowed = gs_candidates_all(), .tune = tune};
     return r;
 }
 
