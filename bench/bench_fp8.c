@@ -376,6 +376,20 @@ static float time_run(side_t *sd, const ctx_t *c, const sets_t *b, int iters, cu
 
 /* ---- the shim's log: the route that served a row ---- */
 
+/* A scale mode as the shim's log spells it (compat/gs_types.c). */
+static const char *shim_scale_name(int32_t mode)
+{
+    switch (mode) {
+    case CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F: return "SCALAR_32F";
+    case CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F: return "OUTER_VEC_32F";
+    case CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F: return "VEC128_32F";
+    case CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F: return "BLK128x128_32F";
+    default: return "?";
+    }
+}
+
+static const char *type_name(int e5m2) { return e5m2 ? "e5m2" : "e4m3"; }
+
 static long file_size(const char *path)
 {
     struct stat st;
@@ -399,11 +413,21 @@ static void read_log(const char *log, long from, const shape_t *s, logged_t *out
         return;
     if (from > 0)
         fseek(f, from, SEEK_SET);
-    char line[2048], dims[96];
+    /* the signature, as the shim's line names it: types, sizes, scale modes
+     * and fast accumulation (shim/observe/gs_log.c) */
+    char line[2048], dims[96], types[64], modes[96];
     snprintf(dims, sizeof dims, " m=%d n=%d k=%d ", s->m, s->n, s->k);
+    snprintf(types, sizeof types, " %s,%s->", type_name(s->a_e5m2), type_name(s->b_e5m2));
+    snprintf(modes, sizeof modes, " scale_A=%s scale_B=%s", shim_scale_name(scale_modes[s->scales].a),
+             shim_scale_name(scale_modes[s->scales].b));
     while (fgets(line, sizeof line, f)) {
         const char *arrow = strstr(line, " -> ");
-        if (!arrow || !strstr(line, "cublasLtMatmul ") || !strstr(line, dims))
+        if (!arrow || !strstr(line, "cublasLtMatmul ") || !strstr(line, dims) ||
+            !strstr(line, types) || !strstr(line, modes))
+            continue;
+        /* " fast_accum" before the arrow: the line's own flag, not the reason's words */
+        const char *fast = strstr(line, " fast_accum");
+        if ((fast && fast < arrow) != (s->fast != 0))
             continue;
         if (strstr(line, "tune: ")) { /* "tune: SHAPE -> FAMILY CONFIG ...": decided */
             out->decided = 1;
@@ -437,7 +461,6 @@ static void route_of(const char *log, long from, const shape_t *s, char *route, 
 
 /* ---- a row ---- */
 
-static const char *type_name(int e5m2) { return e5m2 ? "e5m2" : "e4m3"; }
 
 /* A's and B's types as the table prints them */
 static const char *types_of(const shape_t *s)

@@ -211,14 +211,23 @@ void gs_log_call(const gs_problem_t *p, const gs_decision_t *dec, const char *ke
     if (sg)
         sg->calls++;
     if (is_new) {
-        char line[512];
+        /* cuBLASLt's scaling and accumulation, where the call set any: two
+         * signatures of one shape that differ only there get lines that
+         * say so (bench_fp8 reads each row's route by them) */
+        char lt[160] = "";
+        if (p->cls.lt_scales || p->cls.lt_flags) {
+            gs_class_t c = p->cls;
+            c.bias_type = 0; /* " +bias" below */
+            gs_class_extras(&c, lt, sizeof lt);
+        }
+        char line[640];
         snprintf(line, sizeof line,
-                 "%s %c%c %s,%s->%s compute=%s m=%lld n=%lld k=%lld batch=%lld%s -> %s (%s)",
+                 "%s %c%c %s,%s->%s compute=%s m=%lld n=%lld k=%lld batch=%lld%s%s -> %s (%s)",
                  gs_entry_name(p->entry, p->is_64), p->trans_a ? 'T' : 'N',
                  p->trans_b ? 'T' : 'N', gs_dtype_name(p->a_type), gs_dtype_name(p->b_type),
                  gs_dtype_name(p->c_type), gs_compute_name(p->compute), (long long)p->m,
                  (long long)p->n, (long long)p->k, (long long)p->batch,
-                 p->bias ? " +bias" : "",
+                 p->bias ? " +bias" : "", lt,
                  kernel ? kernel : gs_route_name(dec->route), why);
         sg->line = strdup(line);
         gs_log_line("%s", line);

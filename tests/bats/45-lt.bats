@@ -63,9 +63,9 @@ lt() { # scenario; one call, expect success and exactly one record line
 
 @test "FP8 Lt calls are forwarded with every reason, in order" {
     lt fp8-tensorwise
-    expect_contains "$stderr" "cublasLtMatmul TN e4m3,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 -> forward (fp8 operands; scale modes A=SCALAR_32F B=SCALAR_32F; fast accumulation on)"
+    expect_contains "$stderr" "cublasLtMatmul TN e4m3,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 scale_A=SCALAR_32F scale_B=SCALAR_32F fast_accum -> forward (fp8 operands; scale modes A=SCALAR_32F B=SCALAR_32F; fast accumulation on)"
     lt fp8-rowwise
-    expect_contains "$stderr" "cublasLtMatmul TN e5m2,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 -> forward (fp8 operands; A and B types differ; scale modes A=OUTER_VEC_32F B=OUTER_VEC_32F)"
+    expect_contains "$stderr" "cublasLtMatmul TN e5m2,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 scale_A=OUTER_VEC_32F scale_B=OUTER_VEC_32F -> forward (fp8 operands; A and B types differ; scale modes A=OUTER_VEC_32F B=OUTER_VEC_32F)"
     [[ "$stderr" != *"(fallback:"* ]]
 }
 
@@ -83,7 +83,7 @@ lt() { # scenario; one call, expect success and exactly one record line
     export GEMMSHIM_RECORD="$BATS_TEST_TMPDIR/fp8.sigs"
     lt fp8-out
     why="fp8 operands; C and D types differ; scale modes A=SCALAR_32F B=SCALAR_32F; D scale set; AMAX_D set; fast accumulation on"
-    expect_contains "$stderr" "cublasLtMatmul TN e4m3,e4m3->e4m3 compute=32F m=1024 n=512 k=768 batch=1 -> forward ($why)"
+    expect_contains "$stderr" "cublasLtMatmul TN e4m3,e4m3->e4m3 compute=32F m=1024 n=512 k=768 batch=1 scale_A=SCALAR_32F scale_B=SCALAR_32F scale_D=SCALAR_32F c_type=bf16 amax_d fast_accum -> forward ($why)"
     [[ "$stderr" != *"(fallback:"* ]]
     # the arguments the application passed, byte for byte, and the descriptor unchanged
     rec=$(grep '^cublasLtMatmul ' "$FAKE_CUBLAS_RECORD")
@@ -171,7 +171,7 @@ lt() { # scenario; one call, expect success and exactly one record line
     # routed to the family (which the simulated device does not launch:
     # the call falls back to cuBLASLt, untouched)
     GEMMSHIM_TUNE=cache GEMMSHIM_TUNE_CACHE="$D/fp8.cache" lt fp8-tensorwise
-    expect_contains "$stderr" "cublasLtMatmul TN e4m3,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 -> forward (fallback: cublaslt_h0 failed to launch)"
+    expect_contains "$stderr" "cublasLtMatmul TN e4m3,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 scale_A=SCALAR_32F scale_B=SCALAR_32F fast_accum -> forward (fallback: cublaslt_h0 failed to launch)"
     # the other FP8 class has no decision: the prior; beyond the subset: the reasons
     GEMMSHIM_TUNE=cache GEMMSHIM_TUNE_CACHE="$D/fp8.cache" lt fp8-rowwise
     expect_contains "$stderr" "-> forward (fp8: cuBLAS as called, or cuBLASLt's algorithms when tuned)"
