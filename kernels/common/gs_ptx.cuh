@@ -238,14 +238,17 @@ __device__ __forceinline__ void cluster_sync_all(void)
                  "barrier.cluster.wait.acquire;\n" ::: "memory");
 }
 
-/* One arrival (release, cluster scope) on the mbarrier at bar's shared-
- * memory offset in CTA `cta` of the cluster (this one's own rank included). */
+/* One arrival on the mbarrier at bar's shared-memory offset in CTA `cta` of
+ * the cluster (this one's own rank included). Default semantics, no
+ * .release.cluster: what the arrival publishes (a stage's wgmma reads are
+ * done) wgmma.wait_group already guarantees, and the cluster-scope release
+ * costs a GPU-wide memory barrier (MEMBAR.ALL.GPU) before every arrival. */
 __device__ __forceinline__ void mbarrier_arrive_cluster(void *bar, uint32_t cta)
 {
     asm volatile("{\n"
                  ".reg .b32 remote;\n"
                  "mapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
                  "}\n"
                  :: "r"(smem_u32(bar)), "r"(cta) : "memory");
 }

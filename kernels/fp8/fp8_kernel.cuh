@@ -275,6 +275,8 @@ fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUt
      * they share, multicast into all of them. */
     constexpr int Q_PART_ROWS = Cfg::BLOCK_M / CLUSTER;
     constexpr uint32_t Q_PART_BYTES = (uint32_t)Q_PART_ROWS * SW128_ROW;
+    static_assert(CLUSTER * Q_PART_BYTES == (uint32_t)Cfg::Q_TILE_BYTES && Q_PART_BYTES % 1024 == 0,
+                  "Q's parts tile the stage's Q in whole swizzle atoms");
 
     const int role = threadIdx.x / WARPGROUP_THREADS;
     const int wg_tid = threadIdx.x % WARPGROUP_THREADS;
