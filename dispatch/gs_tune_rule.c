@@ -140,14 +140,24 @@ double gs_tune_share_credit(const gs_tune_share_t *sh, double share)
     return c > 0.0 ? c : 0.0;
 }
 
-double gs_tune_intensity(const gs_class_t *c)
+/* A class's bytes moved (A and B read once, C c_passes times) and flops. */
+static double class_bytes(const gs_class_t *c, double c_passes)
 {
     const double ies = (double)gs_dtype_size((gs_dtype_t)c->a_type),
                  oes = (double)gs_dtype_size((gs_dtype_t)c->c_type);
     const double m = (double)c->m, n = (double)c->n, k = (double)c->k, b = (double)c->batch;
-    const double c_passes = c->beta_kind == GS_BETA_ZERO ? 1.0 : 2.0;
-    const double bytes = b * (ies * (m * k + k * n) + oes * m * n * c_passes);
-    return bytes > 0.0 ? 2.0 * m * n * k * b / bytes : 0.0;
+    return b * (ies * (m * k + k * n) + oes * m * n * c_passes);
+}
+
+static double class_flops(const gs_class_t *c)
+{
+    return 2.0 * (double)c->m * (double)c->n * (double)c->k * (double)c->batch;
+}
+
+double gs_tune_intensity(const gs_class_t *c)
+{
+    const double bytes = class_bytes(c, c->beta_kind == GS_BETA_ZERO ? 1.0 : 2.0);
+    return bytes > 0.0 ? class_flops(c) / bytes : 0.0;
 }
 
 gs_sustain_plan_t gs_tune_sustain_plan(double call_ms, double intensity, double block_ms)
@@ -167,11 +177,8 @@ gs_sustain_plan_t gs_tune_sustain_plan(double call_ms, double intensity, double 
 
 double gs_tune_est_ms(const gs_class_t *c)
 {
-    const double ies = (double)gs_dtype_size((gs_dtype_t)c->a_type),
-                 oes = (double)gs_dtype_size((gs_dtype_t)c->c_type);
-    const double m = (double)c->m, n = (double)c->n, k = (double)c->k, b = (double)c->batch;
-    const double bytes = b * (ies * (m * k + k * n) + oes * m * n);
-    const double t_mem = bytes / GS_EST_BYTES_PER_S, t_math = 2.0 * m * n * k * b / GS_EST_FLOPS_PER_S;
+    const double t_mem = class_bytes(c, 1.0) / GS_EST_BYTES_PER_S,
+                 t_math = class_flops(c) / GS_EST_FLOPS_PER_S;
     return 1e3 * (t_mem > t_math ? t_mem : t_math);
 }
 

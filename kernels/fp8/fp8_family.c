@@ -7,35 +7,29 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Each configuration's name (its kernel's with fast accumulation off; on,
+ * the name says so), tile extent along m, raster group, shared memory and
+ * CTAs per cluster (2: along n, sharing A's tile by multicast). */
+static const struct fp8_config {
+    const char *name, *name_fast;
+    int block_m, group_m, smem, cluster;
+} configs[GS_FP8_CONFIG_COUNT] = {
+    [GS_FP8_PINGPONG_128x128x128] = {"fp8_pingpong_128x128x128",
+                                     "fp8_pingpong_128x128x128_fastaccum", GS_FP8_BLOCK_M,
+                                     GS_FP8_GROUP_M, GS_FP8_SMEM_BYTES, 1},
+    [GS_FP8_COOP_128x128x128] = {"fp8_coop_128x128x128", "fp8_coop_128x128x128_fastaccum",
+                                 GS_FP8_BLOCK_M, GS_FP8_GROUP_M, GS_FP8_SMEM_BYTES, 1},
+    [GS_FP8_COOP_256x128x128] = {"fp8_coop_256x128x128", "fp8_coop_256x128x128_fastaccum",
+                                 GS_FP8_WIDE_BLOCK_M, GS_FP8_WIDE_GROUP_M,
+                                 GS_FP8_WIDE_SMEM_BYTES, 1},
+    [GS_FP8_COOP_256x128x128_MC2] = {"fp8_coop_256x128x128_mc2",
+                                     "fp8_coop_256x128x128_mc2_fastaccum", GS_FP8_WIDE_BLOCK_M,
+                                     GS_FP8_WIDE_GROUP_M, GS_FP8_WIDE_SMEM_BYTES, 2},
+};
+
 const char *gs_fp8_name(int cfg)
 {
-    return cfg == GS_FP8_PINGPONG_128x128x128 ? "fp8_pingpong_128x128x128"
-           : cfg == GS_FP8_COOP_128x128x128   ? "fp8_coop_128x128x128"
-           : cfg == GS_FP8_COOP_256x128x128   ? "fp8_coop_256x128x128"
-           : cfg == GS_FP8_COOP_256x128x128_MC2 ? "fp8_coop_256x128x128_mc2"
-                                              : "fp8_unknown";
-}
-
-/* The configuration's tile extent along m, raster group and shared memory. */
-static int wide(int cfg)
-{
-    return cfg == GS_FP8_COOP_256x128x128 || cfg == GS_FP8_COOP_256x128x128_MC2;
-}
-static int block_m(int cfg)
-{
-    return wide(cfg) ? GS_FP8_WIDE_BLOCK_M : GS_FP8_BLOCK_M;
-}
-static int group_m(int cfg)
-{
-    return wide(cfg) ? GS_FP8_WIDE_GROUP_M : GS_FP8_GROUP_M;
-}
-static int smem_of(int cfg)
-{
-    return wide(cfg) ? GS_FP8_WIDE_SMEM_BYTES : GS_FP8_SMEM_BYTES;
-}
-static int cluster_of(int cfg)
-{
-    return cfg == GS_FP8_COOP_256x128x128_MC2 ? 2 : 1;
+    return cfg >= 0 && cfg < GS_FP8_CONFIG_COUNT ? configs[cfg].name : "fp8_unknown";
 }
 
 /* A leading dimension TMA can walk: at least the contiguous extent, and a
@@ -52,9 +46,10 @@ const char *gs_fp8_refusal(const gs_class_t *c, const gs_device_t *d, int cfg)
         return "no such configuration";
     if (!d->present || d->cc_major != 9 || d->cc_minor != 0 || d->sm_count < 1)
         return "not an sm_90 device";
-    if (d->smem_optin < (size_t)smem_of(cfg))
+    const struct fp8_config *g = &configs[cfg];
+    if (d->smem_optin < (size_t)g->smem)
         return "shared memory short of the tile's";
-    if (d->sm_count < cluster_of(cfg))
+    if (d->sm_count < g->cluster)
         return "fewer SMs than a cluster";
     if (c->entry != GS_EP_LT_MATMUL)
         return "not a cublasLtMatmul";
@@ -75,7 +70,7 @@ const char *gs_fp8_refusal(const gs_class_t *c, const gs_device_t *d, int cfg)
         return "batched";
     if (c->m < 1 || c->n < 1 || c->k < 1 || c->m >= lim || c->n >= lim || c->k >= lim)
         return "sizes out of range";
-    const int64_t tiles = ((c->m + block_m(cfg) - 1) / block_m(cfg)) *
+    const int64_t tiles = ((c->m + g->block_m - 1) / g->block_m) *
                           ((c->n + GS_FP8_BLOCK_N - 1) / GS_FP8_BLOCK_N);
     if (tiles >= lim)
         return "too many tiles";
@@ -110,22 +105,23 @@ gs_fp8_plan_t gs_fp8_plan_of(const gs_class_t *c, const gs_device_t *d, int cfg)
     memset(&pl, 0, sizeof pl);
     pl.tag = GS_FP8_PLAN_TAG;
     pl.config = cfg;
-    pl.tiles_m = (int32_t)((c->m + block_m(cfg) - 1) / block_m(cfg));
+    const struct fp8_config *g = &configs[cfg];
+    pl.tiles_m = (int32_t)((c->m + g->block_m - 1) / g->block_m);
     pl.tiles_n = (int32_t)((c->n + GS_FP8_BLOCK_N - 1) / GS_FP8_BLOCK_N);
     pl.k_blocks = (int32_t)((c->k + GS_FP8_BLOCK_K - 1) / GS_FP8_BLOCK_K);
     pl.total_tiles = pl.tiles_m * pl.tiles_n;
     /* a cluster's CTAs take one unit of tiles side by side along n (an odd
      * last one computes a tile of TMA's zeros past n, stores nothing) */
-    pl.cluster = cluster_of(cfg);
+    pl.cluster = g->cluster;
     pl.unit_cols = (pl.tiles_n + pl.cluster - 1) / pl.cluster;
     pl.units = pl.tiles_m * pl.unit_cols;
     /* persistent: one CTA per SM at most (one CTA fits an SM: its shared
      * memory), never more CTAs than the units need, whole clusters */
     const int32_t slots = d->sm_count / pl.cluster;
     pl.grid = (pl.units < slots ? pl.units : slots) * pl.cluster;
-    pl.smem_bytes = smem_of(cfg);
+    pl.smem_bytes = g->smem;
     pl.promote = (c->lt_flags & GS_LT_FAST_ACCUM) ? 0 : 1;
-    pl.group_m = pl.tiles_m < group_m(cfg) ? pl.tiles_m : group_m(cfg);
+    pl.group_m = pl.tiles_m < g->group_m ? pl.tiles_m : g->group_m;
     return pl;
 }
 
@@ -147,13 +143,7 @@ static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *plan)
     _Static_assert(sizeof pl <= GS_PLAN_DATA_MAX, "the plan fits gs_plan_t.data");
     memcpy(plan->data.bytes, &pl, sizeof pl);
     plan->workspace_bytes = 0;
-    static const char *const kernels[GS_FP8_CONFIG_COUNT][2] = {
-        {"fp8_pingpong_128x128x128_fastaccum", "fp8_pingpong_128x128x128"},
-        {"fp8_coop_128x128x128_fastaccum", "fp8_coop_128x128x128"},
-        {"fp8_coop_256x128x128_fastaccum", "fp8_coop_256x128x128"},
-        {"fp8_coop_256x128x128_mc2_fastaccum", "fp8_coop_256x128x128_mc2"},
-    };
-    plan->kernel = kernels[pl.config][pl.promote];
+    plan->kernel = pl.promote ? configs[pl.config].name : configs[pl.config].name_fast;
 }
 
 const gs_family_t gs_family_fp8 = {

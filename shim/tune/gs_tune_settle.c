@@ -147,8 +147,9 @@ void gs_tsig_decide(tsig_t *s, const char *why)
     }
     const gs_tune_limits_t lim = gs_tune_default_limits_for(gs_cfg()->tune.pairs);
     const gs_tune_verdict_t v = verdict_of(s, &lim);
-    if (doubted(s, &v))
-        keep_prior(s, doubted(s, &v));
+    const char *doubt = doubted(s, &v);
+    if (doubt)
+        keep_prior(s, doubt);
     else if (!v.kept_prior && !v.prior_unsafe && sustain_plan_of(s).calls)
         keep_prior(s, "the tuning budget ran out before the winner's sustained check: the prior "
                       "kept");
@@ -192,8 +193,9 @@ void gs_tsig_settle(tsig_t *s, const gs_call_t *c, const gs_problem_t *p, const 
         checked += s->unsustained[i];
     for (int tries = checked;; ++tries) {
         gs_tune_verdict_t v = verdict_of(s, lim);
-        if (doubted(s, &v)) {
-            keep_prior(s, doubted(s, &v));
+        const char *doubt = doubted(s, &v);
+        if (doubt) {
+            keep_prior(s, doubt);
             return;
         }
         if (v.kept_prior || v.prior_unsafe || !plan.calls) {

@@ -1,9 +1,11 @@
 /* FP8 on the host for the GPU tests (test_lt_fp8, test_fp8_tiles): every
- * code's value, the nearest code, and a bf16 result's relative error
- * against a double reference. Include after gpu_util.h. */
+ * code's value, the nearest code, a bf16 result's relative error against
+ * a double reference, and the cublasLtMatmul descriptors of a TN FP8 call.
+ * Include after gpu_util.h. */
 #ifndef GU_FP8_H
 #define GU_FP8_H
 
+#include <cublasLt.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,6 +53,51 @@ static inline double gu_bf16_rel_err(const double *ref, const uint16_t *d, size_
         den += ref[i] * ref[i];
     }
     return den > 0.0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* The descriptor and layouts of a TN FP8 cublasLtMatmul as torch._scaled_mm
+ * builds them: compute 32F, fast accumulation as asked, A's and B's scale
+ * pointers (OUTER_VEC_32F modes when rowwise), a bf16 BIAS epilogue when
+ * bias is not NULL; A stored k x m, B k x n (e5m2 where asked, else e4m3),
+ * D bf16 m x n with leading dimension ldd. */
+static inline void gu_fp8_tn_call(int a_e5m2, int b_e5m2, int rowwise, int8_t fast,
+                                  const float *dsa, const float *dsb, const void *bias,
+                                  uint64_t m, uint64_t n, uint64_t k, int64_t ldd,
+                                  cublasLtMatmulDesc_t *desc, cublasLtMatrixLayout_t *la,
+                                  cublasLtMatrixLayout_t *lb, cublasLtMatrixLayout_t *ld)
+{
+    CUBLAS_OK(cublasLtMatmulDescCreate(desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const int32_t opt = CUBLAS_OP_T, opn = CUBLAS_OP_N;
+    CUBLAS_OK(cublasLtMatmulDescSetAttribute(*desc, CUBLASLT_MATMUL_DESC_TRANSA, &opt, sizeof opt));
+    CUBLAS_OK(cublasLtMatmulDescSetAttribute(*desc, CUBLASLT_MATMUL_DESC_TRANSB, &opn, sizeof opn));
+    CUBLAS_OK(cublasLtMatmulDescSetAttribute(*desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
+                                             sizeof fast));
+    CUBLAS_OK(cublasLtMatmulDescSetAttribute(*desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &dsa,
+                                             sizeof dsa));
+    CUBLAS_OK(cublasLtMatmulDescSetAttribute(*desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &dsb,
+                                             sizeof dsb));
+    if (rowwise) {
+        const int32_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+        CUBLAS_OK(cublasLtMatmulDescSetAttribute(*desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode,
+                                                 sizeof mode));
+        CUBLAS_OK(cublasLtMatmulDescSetAttribute(*desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode,
+                                                 sizeof mode));
+    }
+    if (bias) {
+        const uint32_t epi = CUBLASLT_EPILOGUE_BIAS;
+        const int32_t bt = CUDA_R_16BF;
+        CUBLAS_OK(cublasLtMatmulDescSetAttribute(*desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi,
+                                                 sizeof epi));
+        CUBLAS_OK(cublasLtMatmulDescSetAttribute(*desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                                 sizeof bias));
+        CUBLAS_OK(cublasLtMatmulDescSetAttribute(*desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt,
+                                                 sizeof bt));
+    }
+    const cudaDataType at = a_e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3,
+                       bt = b_e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3;
+    CUBLAS_OK(cublasLtMatrixLayoutCreate(la, at, k, m, k));
+    CUBLAS_OK(cublasLtMatrixLayoutCreate(lb, bt, k, n, k));
+    CUBLAS_OK(cublasLtMatrixLayoutCreate(ld, CUDA_R_16BF, m, n, ldd));
 }
 
 #endif /* GU_FP8_H */

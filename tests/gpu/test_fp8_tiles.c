@@ -121,38 +121,8 @@ static int run_case(cublasLtHandle_t lt, const fp8_case_t *x, set_mode_fn set_mo
 
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t la, lb, ld;
-    CUBLAS_OK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    const int32_t opt = CUBLAS_OP_T, opn = CUBLAS_OP_N;
-    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opt, sizeof opt));
-    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opn, sizeof opn));
-    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &x->fast,
-                                             sizeof x->fast));
-    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &dsa,
-                                             sizeof dsa));
-    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &dsb,
-                                             sizeof dsb));
-    if (x->rowwise) {
-        const int32_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
-        CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode,
-                                                 sizeof mode));
-        CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode,
-                                                 sizeof mode));
-    }
-    if (x->bias) {
-        const uint32_t epi = CUBLASLT_EPILOGUE_BIAS;
-        const int32_t bt = CUDA_R_16BF;
-        CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi,
-                                                 sizeof epi));
-        CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
-                                                 sizeof bias));
-        CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt,
-                                                 sizeof bt));
-    }
-    const cudaDataType at = x->a_e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3,
-                       bt = x->b_e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3;
-    CUBLAS_OK(cublasLtMatrixLayoutCreate(&la, at, k, m, k));
-    CUBLAS_OK(cublasLtMatrixLayoutCreate(&lb, bt, k, n, k));
-    CUBLAS_OK(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, m, n, ldd));
+    gu_fp8_tn_call(x->a_e5m2, x->b_e5m2, x->rowwise, x->fast, dsa, dsb, x->bias ? bias : NULL, m,
+                   n, k, (int64_t)ldd, &desc, &la, &lb, &ld);
 
     const float alpha = 1.0f, beta = 0.0f;
     double err[2] = {0.0, 0.0}; /* cuBLASLt's, ours */
@@ -229,7 +199,8 @@ static int run_case(cublasLtHandle_t lt, const fp8_case_t *x, set_mode_fn set_mo
 int main(void)
 {
     gpu_require_or_skip("test_fp8_tiles");
-    ours_only = getenv("GEMMSHIM_FP8_TEST_OURS_ONLY") && !strcmp(getenv("GEMMSHIM_FP8_TEST_OURS_ONLY"), "1");
+    const char *oo = getenv("GEMMSHIM_FP8_TEST_OURS_ONLY");
+    ours_only = oo && !strcmp(oo, "1");
     const uint64_t seed = gu_seed_init();
     const size_t version = cublasLtGetVersion();
     const int rowwise = version >= 120900;

@@ -119,38 +119,8 @@ static int run_case(cublasLtHandle_t lt, const fp8_case_t *x, int calls, void *w
 
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t la, lb, ld;
-    CUBLAS_OK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    const int32_t opt = CUBLAS_OP_T, opn = CUBLAS_OP_N;
-    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opt, sizeof opt));
-    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opn, sizeof opn));
-    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &x->fast,
-                                             sizeof x->fast));
-    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &o.dsa,
-                                             sizeof o.dsa));
-    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &o.dsb,
-                                             sizeof o.dsb));
-    if (x->rowwise) {
-        const int32_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
-        CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode,
-                                                 sizeof mode));
-        CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode,
-                                                 sizeof mode));
-    }
-    if (x->bias) {
-        const uint32_t epi = CUBLASLT_EPILOGUE_BIAS;
-        const int32_t bt = CUDA_R_16BF;
-        CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi,
-                                                 sizeof epi));
-        CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &o.bias,
-                                                 sizeof o.bias));
-        CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt,
-                                                 sizeof bt));
-    }
-    const cudaDataType at = x->a_e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3,
-                       bt = x->b_e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3;
-    CUBLAS_OK(cublasLtMatrixLayoutCreate(&la, at, x->k, x->m, x->k));
-    CUBLAS_OK(cublasLtMatrixLayoutCreate(&lb, bt, x->k, x->n, x->k));
-    CUBLAS_OK(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, x->m, x->n, x->m));
+    gu_fp8_tn_call(x->a_e5m2, x->b_e5m2, x->rowwise, x->fast, o.dsa, o.dsb,
+                   x->bias ? o.bias : NULL, x->m, x->n, x->k, x->m, &desc, &la, &lb, &ld);
 
     const float alpha = 1.0f, beta = 0.0f;
     double worst = 0.0;

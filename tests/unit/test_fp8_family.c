@@ -11,33 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const float one = 1.0f, zero = 0.0f, half = 0.5f;
+static const float one = 1.0f, half = 0.5f;
 
 /* A TN e4m3 x e4m3 -> bf16 cublasLtMatmul, tight leading dimensions, tensorwise
- * scales, host alpha 1 and beta 0, aligned dummy pointers (never read). */
+ * scales, host alpha 1 and beta 0, aligned dummy pointers (never read):
+ * dispatch_fixtures.h's problem with the FP8 call's fields. */
 static gs_problem_t fp8_tn(int64_t m, int64_t n, int64_t k)
 {
-    gs_problem_t p;
-    memset(&p, 0, sizeof p);
+    gs_problem_t p = fp32_nn(m, n, k);
     p.entry = GS_EP_LT_MATMUL;
     p.a_type = p.b_type = GS_DT_E4M3;
     p.c_type = GS_DT_BF16;
-    p.compute = GS_CT_F32;
-    p.scalar_type = GS_DT_F32;
     p.trans_a = GS_OP_T;
-    p.trans_b = GS_OP_N;
-    p.m = m;
-    p.n = n;
-    p.k = k;
     p.lda = k;
-    p.ldb = k;
-    p.ldc = m;
-    p.batch = 1;
-    p.A = (const void *)(uintptr_t)0x10000000;
-    p.B = (const void *)(uintptr_t)0x20000000;
-    p.C = (void *)(uintptr_t)0x30000000;
-    p.alpha = &one;
-    p.beta = &zero;
     p.lt_scales = GS_SCALE_SCALAR_32F << GS_LT_SCALE_A | GS_SCALE_SCALAR_32F << GS_LT_SCALE_B;
     p.scale_a = (const void *)(uintptr_t)0x40000000;
     p.scale_b = (const void *)(uintptr_t)0x40000100;
