@@ -205,6 +205,54 @@ __device__ __forceinline__ void tma_load_3d(void *smem_dst, const void *tmap, vo
                  : "memory");
 }
 
+/* The same, multicast: the box lands at the same shared-memory offset in
+ * every CTA of the cluster whose bit is set in cta_mask, and completes its
+ * bytes on the mbarrier at bar's offset in each of them. */
+__device__ __forceinline__ void tma_load_3d_multicast(void *smem_dst, const void *tmap, void *bar,
+                                                      int32_t c0, int32_t c1, int32_t c2,
+                                                      uint16_t cta_mask)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%3, %4, %5}], [%2], %6;\n"
+                 :: "r"(smem_u32(smem_dst)), "l"(tmap), "r"(smem_u32(bar)),
+                    "r"(c0), "r"(c1), "r"(c2), "h"(cta_mask)
+                 : "memory");
+}
+
+/* ---- thread-block clusters ---- */
+
+/* This CTA's rank in its cluster. */
+__device__ __forceinline__ uint32_t cluster_ctarank(void)
+{
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+
+/* Every thread of every CTA of the cluster: arrive (release: its earlier
+ * writes, barrier inits included, visible cluster-wide), then wait
+ * (acquire). */
+__device__ __forceinline__ void cluster_sync_all(void)
+{
+    asm volatile("barrier.cluster.arrive.release;\n"
+                 "barrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+/* One arrival on the mbarrier at bar's shared-memory offset in CTA `cta` of
+ * the cluster (this one's own rank included). Default semantics, no
+ * .release.cluster: what the arrival publishes (a stage's wgmma reads are
+ * done) wgmma.wait_group already guarantees, and the cluster-scope release
+ * costs a GPU-wide memory barrier (MEMBAR.ALL.GPU) before every arrival. */
+__device__ __forceinline__ void mbarrier_arrive_cluster(void *bar, uint32_t cta)
+{
+    asm volatile("{\n"
+                 ".reg .b32 remote;\n"
+                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
+                 "}\n"
+                 :: "r"(smem_u32(bar)), "r"(cta) : "memory");
+}
+
 /* Plain (non-tensor) bulk copy of `bytes` (a multiple of 16, both addresses
  * 16-byte aligned) from global to shared memory, completing on an mbarrier. */
 __device__ __forceinline__ void bulk_load_g2s(void *smem_dst, const void *gmem_src, uint32_t bytes,

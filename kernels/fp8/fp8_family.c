@@ -8,19 +8,23 @@
 #include <string.h>
 
 /* Each configuration's name (its kernel's with fast accumulation off; on,
- * the name says so), tile extent along m, raster group and shared memory. */
+ * the name says so), tile extent along m, raster group, shared memory and
+ * CTAs per cluster (2: along n, sharing A's tile by multicast). */
 static const struct fp8_config {
     const char *name, *name_fast;
-    int block_m, group_m, smem;
+    int block_m, group_m, smem, cluster;
 } configs[GS_FP8_CONFIG_COUNT] = {
     [GS_FP8_PINGPONG_128x128x128] = {"fp8_pingpong_128x128x128",
                                      "fp8_pingpong_128x128x128_fastaccum", GS_FP8_BLOCK_M,
-                                     GS_FP8_GROUP_M, GS_FP8_SMEM_BYTES},
+                                     GS_FP8_GROUP_M, GS_FP8_SMEM_BYTES, 1},
     [GS_FP8_COOP_128x128x128] = {"fp8_coop_128x128x128", "fp8_coop_128x128x128_fastaccum",
-                                 GS_FP8_BLOCK_M, GS_FP8_GROUP_M, GS_FP8_SMEM_BYTES},
+                                 GS_FP8_BLOCK_M, GS_FP8_GROUP_M, GS_FP8_SMEM_BYTES, 1},
     [GS_FP8_COOP_256x128x128] = {"fp8_coop_256x128x128", "fp8_coop_256x128x128_fastaccum",
                                  GS_FP8_WIDE_BLOCK_M, GS_FP8_WIDE_GROUP_M,
-                                 GS_FP8_WIDE_SMEM_BYTES},
+                                 GS_FP8_WIDE_SMEM_BYTES, 1},
+    [GS_FP8_COOP_256x128x128_MC2] = {"fp8_coop_256x128x128_mc2",
+                                     "fp8_coop_256x128x128_mc2_fastaccum", GS_FP8_WIDE_BLOCK_M,
+                                     GS_FP8_WIDE_GROUP_M, GS_FP8_WIDE_SMEM_BYTES, 2},
 };
 
 const char *gs_fp8_name(int cfg)
@@ -45,6 +49,8 @@ const char *gs_fp8_refusal(const gs_class_t *c, const gs_device_t *d, int cfg)
     const struct fp8_config *g = &configs[cfg];
     if (d->smem_optin < (size_t)g->smem)
         return "shared memory short of the tile's";
+    if (d->sm_count < g->cluster)
+        return "fewer SMs than a cluster";
     if (c->entry != GS_EP_LT_MATMUL)
         return "not a cublasLtMatmul";
     /* e4m3/e5m2 operands (not both e5m2), compute 32F, A/B scales none,
@@ -104,9 +110,15 @@ gs_fp8_plan_t gs_fp8_plan_of(const gs_class_t *c, const gs_device_t *d, int cfg)
     pl.tiles_n = (int32_t)((c->n + GS_FP8_BLOCK_N - 1) / GS_FP8_BLOCK_N);
     pl.k_blocks = (int32_t)((c->k + GS_FP8_BLOCK_K - 1) / GS_FP8_BLOCK_K);
     pl.total_tiles = pl.tiles_m * pl.tiles_n;
+    /* a cluster's CTAs take one unit of tiles side by side along n (an odd
+     * last one computes a tile of TMA's zeros past n, stores nothing) */
+    pl.cluster = g->cluster;
+    pl.unit_cols = (pl.tiles_n + pl.cluster - 1) / pl.cluster;
+    pl.units = pl.tiles_m * pl.unit_cols;
     /* persistent: one CTA per SM at most (one CTA fits an SM: its shared
-     * memory), never more CTAs than tiles */
-    pl.grid = pl.total_tiles < d->sm_count ? pl.total_tiles : d->sm_count;
+     * memory), never more CTAs than the units need, whole clusters */
+    const int32_t slots = d->sm_count / pl.cluster;
+    pl.grid = (pl.units < slots ? pl.units : slots) * pl.cluster;
     pl.smem_bytes = g->smem;
     pl.promote = (c->lt_flags & GS_LT_FAST_ACCUM) ? 0 : 1;
     pl.group_m = pl.tiles_m < g->group_m ? pl.tiles_m : g->group_m;

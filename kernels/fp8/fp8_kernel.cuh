@@ -26,6 +26,10 @@ using Fp8CoopCfg = TileConfig<128, true, 8, 2>;
  * accumulators per consumer thread, so its promotion has room for one
  * 64-register partial sum (coop_mainloop_promoted_halves). */
 using Fp8WideCfg = Cfg256x128;
+/* The wide tile in clusters of two CTAs along n, sharing Q (op(A)^T, 32 KB
+ * a stage) by TMA multicast: each CTA loads 16 KB of P and 16 KB of Q a
+ * stage instead of 16 + 32, a third less L2 traffic per MAC. */
+constexpr int FP8_MC_CLUSTER = 2;
 static_assert(GS_FP8_BLOCK_M == Fp8Cfg::BLOCK_M && GS_FP8_BLOCK_N == BLOCK_N, "tile shape");
 static_assert(GS_FP8_BLOCK_K * 1 == BLOCK_K * IN_BYTES, "an FP8 k-block is one swizzle row");
 static_assert(GS_FP8_WGMMA_K * 1 == WGMMA_K * IN_BYTES, "a k32 step moves the bytes a k16 step does");
@@ -103,6 +107,33 @@ __device__ __forceinline__ void apply_scales(float (&acc)[Cfg::HALVES_PER_CONSUM
     }
 }
 
+/* A stage read by this warp goes back: one arrival on its empty barrier in
+ * every CTA of the cluster (CLUSTER > 1: the producers there multicast
+ * into this CTA's copy of the stage, so each waits for every reader). */
+template <int CLUSTER>
+__device__ __forceinline__ void release_stage(uint64_t *empty)
+{
+    if constexpr (CLUSTER == 1) {
+        mbarrier_arrive(empty);
+    } else {
+#pragma unroll
+        for (uint32_t r = 0; r < (uint32_t)CLUSTER; ++r)
+            mbarrier_arrive_cluster(empty, r);
+    }
+}
+
+/* Unit u's tile for this CTA. CLUSTER > 1: a unit is CLUSTER tiles side by
+ * side along n sharing one m range (Params::tiles_n counts units along n),
+ * the CTA of rank r taking the r-th. */
+template <typename Cfg, int CLUSTER>
+__device__ __forceinline__ TileCoord unit_tile(const Params &p, int u, uint32_t rank)
+{
+    TileCoord tc = tile_coord<Cfg>(p, u);
+    if constexpr (CLUSTER > 1)
+        tc.n0 = CLUSTER * tc.n0 + (int)rank * BLOCK_N;
+    return tc;
+}
+
 /* ---- the cooperative consumer's promoted mainloop ----
  * Per k-block: four k32 wgmmas into a fresh partial sum (scale_d 0 at the
  * first), committed as one group. Two partial sums alternate: while the
@@ -123,7 +154,7 @@ __device__ __forceinline__ void coop_issue(float (&part)[ACC], uint64_t *full, u
     wgmma_commit_group();
 }
 
-template <int ACC>
+template <int ACC, int CLUSTER>
 __device__ __forceinline__ void coop_retire(float (&acc)[ACC], float (&part)[ACC], bool first,
                                             uint64_t *empty, int lane)
 {
@@ -133,10 +164,10 @@ __device__ __forceinline__ void coop_retire(float (&acc)[ACC], float (&part)[ACC
         acc[r] = first ? part[r] : acc[r] + part[r];
     }
     if (lane == 0)
-        mbarrier_arrive(empty); /* every wgmma reading the stage has finished */
+        release_stage<CLUSTER>(empty); /* every wgmma reading the stage has finished */
 }
 
-template <typename Cfg, typename Wgmma, typename Smem>
+template <typename Cfg, typename Wgmma, int CLUSTER, typename Smem>
 __device__ __forceinline__ void coop_mainloop_promoted(float (&acc)[Cfg::ACC], Smem &ss,
                                                        uint32_t it0, int k_blocks, int c, int lane)
 {
@@ -148,7 +179,7 @@ __device__ __forceinline__ void coop_mainloop_promoted(float (&acc)[Cfg::ACC], S
                                     s, ring_phase<STAGES>(it), c);
     };
     auto retire = [&](float (&part)[Cfg::ACC], uint32_t it, bool first) {
-        coop_retire<Cfg::ACC>(acc, part, first, &ss.empty[ring_stage<STAGES>(it)], lane);
+        coop_retire<Cfg::ACC, CLUSTER>(acc, part, first, &ss.empty[ring_stage<STAGES>(it)], lane);
     };
     issue(part0, it0);
     int kb = 1;
@@ -180,7 +211,7 @@ __device__ __forceinline__ void coop_mainloop_promoted(float (&acc)[Cfg::ACC], S
  * accumulator registers 64h..64h+63: the wgmma layout keeps column chunk j
  * in registers 4j..4j+3). Each half is waited for before its adds; the
  * other consumer's wgmmas keep the tensor cores busy meanwhile. */
-template <typename Cfg, typename Wgmma128, typename Smem>
+template <typename Cfg, typename Wgmma128, int CLUSTER, typename Smem>
 __device__ __forceinline__ void coop_mainloop_promoted_halves(float (&acc)[Cfg::ACC], Smem &ss,
                                                               uint32_t it0, int k_blocks, int c,
                                                               int lane)
@@ -210,7 +241,7 @@ __device__ __forceinline__ void coop_mainloop_promoted_halves(float (&acc)[Cfg::
             }
         }
         if (lane == 0)
-            mbarrier_arrive(&ss.empty[s]); /* every wgmma reading the stage has finished */
+            release_stage<CLUSTER>(&ss.empty[s]); /* every wgmma reading the stage has finished */
     }
 }
 
@@ -221,7 +252,7 @@ __device__ __forceinline__ void coop_mainloop_promoted_halves(float (&acc)[Cfg::
  * wgmma B's = A's (op(A)^T, k x m); both __nv_fp8_e4m3 / _e5m2 and K-major
  * (TN calls only). PROMOTE: fast accumulation off.
  * ------------------------------------------------------------------------- */
-template <typename Cfg, typename TP, typename TQ, bool PROMOTE>
+template <typename Cfg, typename TP, typename TQ, bool PROMOTE, int CLUSTER>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
 fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUtensorMap tmap_q,
          const __grid_constant__ CUtensorMap tmap_c, const Fp8Params fp)
@@ -237,31 +268,56 @@ fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUt
     Smem &ss = *reinterpret_cast<Smem *>(
         (reinterpret_cast<uintptr_t>(gs_fp8_smem_raw) + 1023) & ~(uintptr_t)1023);
 
+    static_assert(CLUSTER == 1 || (COOP && Cfg::BLOCK_M % (CLUSTER * 8) == 0),
+                  "clusters: cooperative tiles, Q split in whole swizzle atoms");
+    /* CLUSTER > 1: the CTAs of a cluster work on one unit at a time, tiles
+     * side by side along n; each loads its own P and 1/CLUSTER of the Q
+     * they share, multicast into all of them. */
+    constexpr int Q_PART_ROWS = Cfg::BLOCK_M / CLUSTER;
+    constexpr uint32_t Q_PART_BYTES = (uint32_t)Q_PART_ROWS * SW128_ROW;
+    static_assert(CLUSTER * Q_PART_BYTES == (uint32_t)Cfg::Q_TILE_BYTES && Q_PART_BYTES % 1024 == 0,
+                  "Q's parts tile the stage's Q in whole swizzle atoms");
+
     const int role = threadIdx.x / WARPGROUP_THREADS;
     const int wg_tid = threadIdx.x % WARPGROUP_THREADS;
 
-    if (threadIdx.x == 0)
-        init_cta<Cfg, false>(ss, &tmap_p, &tmap_q, &tmap_c); /* no split-K: no reduction barrier */
+    if (threadIdx.x == 0) /* no split-K: no reduction barrier */
+        init_cta<Cfg, false, CLUSTER>(ss, &tmap_p, &tmap_q, &tmap_c);
     /* Nothing in global memory before the previous grid is done (PDL). */
     griddepcontrol_wait();
-    __syncthreads();
+    /* Clusters: no multicast or remote arrival before every CTA's barriers
+     * are initialised. */
+    if constexpr (CLUSTER > 1)
+        cluster_sync_all();
+    else
+        __syncthreads();
 
     if (role == PRODUCER) {
         setmaxnreg_dec<PRODUCER_REGS>();
         if (wg_tid == 0) {
+            const uint32_t rank = CLUSTER > 1 ? cluster_ctarank() : 0u;
+            const unsigned unit0 = blockIdx.x / CLUSTER, unit_step = gridDim.x / CLUSTER;
             uint32_t it = 0;
-            for (int t = blockIdx.x; t < p.total_tiles; t += gridDim.x) {
-                const TileCoord tc = tile_coord<Cfg>(p, t);
+            for (int u = unit0; u < p.total_tiles; u += unit_step) {
+                const TileCoord tc = unit_tile<Cfg, CLUSTER>(p, u, rank);
                 for (int kb = 0; kb < p.k_blocks; ++kb, ++it) {
                     const int s = ring_stage<STAGES>(it);
-                    /* First lap: waiting on the parity before phase 0 returns at once. */
+                    /* First lap: waiting on the parity before phase 0 returns at
+                     * once. Clusters: every CTA's readers have released it. */
                     mbarrier_wait_parity(&ss.empty[s], ring_phase<STAGES>(it) ^ 1u);
-                    /* Out-of-bounds box elements (ragged m, n, k) are zero-filled
-                     * and still counted: zeros add nothing to the products. */
+                    /* Out-of-bounds box elements (ragged m, n, k; a cluster's tile
+                     * past n) are zero-filled and still counted: zeros add nothing
+                     * to the products. Clusters: the other CTAs' parts of Q land
+                     * here and count on this barrier too, the whole stage. */
                     mbarrier_arrive_expect_tx(&ss.full[s], Cfg::STAGE_BYTES);
                     const int k0 = kb * GS_FP8_BLOCK_K;
                     tma_load_3d(ss.stage[s].p, &tmap_p, &ss.full[s], k0, tc.n0, 0);
-                    tma_load_3d(ss.stage[s].q, &tmap_q, &ss.full[s], k0, tc.m0, 0);
+                    if constexpr (CLUSTER > 1)
+                        tma_load_3d_multicast(ss.stage[s].q + rank * Q_PART_BYTES, &tmap_q,
+                                              &ss.full[s], k0, tc.m0 + (int)rank * Q_PART_ROWS, 0,
+                                              (uint16_t)((1u << CLUSTER) - 1u));
+                    else
+                        tma_load_3d(ss.stage[s].q, &tmap_q, &ss.full[s], k0, tc.m0, 0);
                 }
             }
         }
@@ -281,19 +337,21 @@ fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUt
         /* Pingpong: local tile i (the CTA's i-th) belongs to consumer i % 2.
          * Cooperative: both consumers take every tile. */
         constexpr int TILE_STRIDE = COOP ? 1 : NUM_CONSUMERS;
+        const uint32_t rank = CLUSTER > 1 ? cluster_ctarank() : 0u;
+        const unsigned unit0 = blockIdx.x / CLUSTER, unit_step = gridDim.x / CLUSTER;
         int i = COOP ? 0 : c;
-        for (int t = blockIdx.x + i * gridDim.x; t < p.total_tiles;
-             t += TILE_STRIDE * gridDim.x, i += TILE_STRIDE) {
+        for (int t = unit0 + i * unit_step; t < p.total_tiles;
+             t += TILE_STRIDE * unit_step, i += TILE_STRIDE) {
             uint32_t it = (uint32_t)i * (uint32_t)p.k_blocks; /* the ring position of its first k-block */
 
             /* ---- mainloop (pingpong: in turn with the other consumer) ---- */
             if (!COOP && i > 0)
                 named_barrier_sync(BAR_MATH_TURN0 + c, 2 * WARPGROUP_THREADS);
             if constexpr (COOP && PROMOTE && Cfg::ACC == 128) {
-                coop_mainloop_promoted_halves<Cfg, wgmma_m64nNk32_f32_fp8<TP, TQ, 128>>(
+                coop_mainloop_promoted_halves<Cfg, wgmma_m64nNk32_f32_fp8<TP, TQ, 128>, CLUSTER>(
                     acc[0], ss, it, p.k_blocks, c, lane);
             } else if constexpr (COOP && PROMOTE) {
-                coop_mainloop_promoted<Cfg, Wgmma>(acc[0], ss, it, p.k_blocks, c, lane);
+                coop_mainloop_promoted<Cfg, Wgmma, CLUSTER>(acc[0], ss, it, p.k_blocks, c, lane);
             } else {
                 for (int kb = 0; kb < p.k_blocks; ++kb, ++it) {
                     const int s = ring_stage<STAGES>(it);
@@ -324,7 +382,7 @@ fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUt
                         }
                         /* every wgmma reading the stage has finished */
                         if (lane == 0)
-                            mbarrier_arrive(&ss.empty[s]);
+                            release_stage<CLUSTER>(&ss.empty[s]);
                     } else {
                         wgmma_fence();
 #pragma unroll
@@ -341,7 +399,7 @@ fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUt
                          * producer. */
                         wgmma_wait_group<1>();
                         if (kb > 0 && lane == 0)
-                            mbarrier_arrive(&ss.empty[ring_stage<STAGES>(it - 1)]);
+                            release_stage<CLUSTER>(&ss.empty[ring_stage<STAGES>(it - 1)]);
                     }
                 }
                 if constexpr (!PROMOTE) {
@@ -352,18 +410,18 @@ fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUt
                         for (int r = 0; r < Cfg::ACC; ++r)
                             wgmma_fence_operand(acc[h][r]);
                     if (lane == 0)
-                        mbarrier_arrive(&ss.empty[ring_stage<STAGES>(it - 1)]);
+                        release_stage<CLUSTER>(&ss.empty[ring_stage<STAGES>(it - 1)]);
                 }
             }
             /* Pingpong: the other consumer has local tile i + 1: its turn
              * (after our last wgmmas retired). */
-            if (!COOP && t + (int)gridDim.x < p.total_tiles)
+            if (!COOP && t + (int)unit_step < p.total_tiles)
                 named_barrier_arrive(BAR_MATH_TURN0 + (c ^ 1), 2 * WARPGROUP_THREADS);
 
             /* ---- epilogue, per warp (pingpong: overlaps the other
              * consumer's mainloop; cooperative: the producer keeps loading
              * the next tile's stages meanwhile) ---- */
-            const TileCoord tc = tile_coord<Cfg>(p, t);
+            const TileCoord tc = unit_tile<Cfg, CLUSTER>(p, t, rank);
             apply_scales<Cfg>(acc, fp, tc, c, warp, lane);
             /* alpha, the bias and the store: the pingpong epilogue (beta is a
              * host zero: can_implement) */
@@ -374,6 +432,10 @@ fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUt
         if (lane == 0)
             tma_store_wait_all<0>();
     } /* CONSUMER0 / CONSUMER1 */
+    /* Clusters: no CTA leaves while another may still multicast into its
+     * shared memory or arrive on its barriers. */
+    if constexpr (CLUSTER > 1)
+        cluster_sync_all();
 }
 
 } // namespace

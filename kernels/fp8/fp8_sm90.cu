@@ -32,11 +32,13 @@
 
 namespace {
 
-template <typename Cfg, typename TP, typename TQ, bool PROMOTE>
+template <typename Cfg, typename TP, typename TQ, bool PROMOTE, int CLUSTER>
 int launch(const gs_problem_t *pr, const gs_device_t *d, const gs_fp8_plan_t &pl)
 {
     constexpr int SMEM = smem_bytes<Cfg>();
-    auto kernel = fp8_sm90<Cfg, TP, TQ, PROMOTE>;
+    auto kernel = fp8_sm90<Cfg, TP, TQ, PROMOTE, CLUSTER>;
+    if (pl.cluster != CLUSTER)
+        return (int)cudaErrorInvalidValue;
     static std::atomic<uint64_t> smem_done{0};
     if (const cudaError_t e = gs_smem_limit_once(smem_done, d->ordinal, SMEM, kernel))
         return (int)e;
@@ -49,7 +51,9 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const gs_fp8_plan_t &pl
      * 128-byte swizzle row of k by BLOCK_N rows of n */
     ok &= gs_tensor_map_3d(&tp, u8, 1, pr->B, k, n, 1, pr->ldb, 0, GS_FP8_BLOCK_K, GS_FP8_BLOCK_N);
     /* Q = op(A)^T (k x m): A stored k x m, k contiguous */
-    ok &= gs_tensor_map_3d(&tq, u8, 1, pr->A, k, m, 1, pr->lda, 0, GS_FP8_BLOCK_K, Cfg::BLOCK_M);
+    /* clusters: each CTA loads its 1/CLUSTER of the tile's rows of m */
+    ok &= gs_tensor_map_3d(&tq, u8, 1, pr->A, k, m, 1, pr->lda, 0, GS_FP8_BLOCK_K,
+                           Cfg::BLOCK_M / CLUSTER);
     /* C (bf16): one box per epilogue sub-tile, 128 bytes of m x EPI_ROWS of n */
     const uint64_t box_c = SW128_ROW / sizeof(__nv_bfloat16);
     ok &= gs_tensor_map_3d(&tc, gs_tensor_map_dtype(GS_DT_BF16), sizeof(__nv_bfloat16), pr->C, m, n,
@@ -64,9 +68,9 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const gs_fp8_plan_t &pl
     prm.n = (int)n;
     prm.k = (int)k;
     prm.tiles_m = pl.tiles_m;
-    prm.tiles_n = pl.tiles_n;
+    prm.tiles_n = pl.unit_cols; /* the scheduler walks units (a cluster's tiles: one) */
     prm.k_blocks = pl.k_blocks;
-    prm.total_tiles = pl.total_tiles;
+    prm.total_tiles = pl.units;
     prm.group_m = pl.group_m;
     prm.alpha = *static_cast<const float *>(pr->alpha); /* host memory: can_implement */
     prm.beta = 0.0f;
@@ -97,17 +101,18 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const gs_fp8_plan_t &pl
     cfg.dynamicSmemBytes = SMEM;
     cfg.stream = static_cast<cudaStream_t>(pr->stream);
     cudaLaunchAttribute attr[2];
-    gs_set_launch_attrs(cfg, attr, false, 1, pr->pdl != 0);
+    gs_set_launch_attrs(cfg, attr, false, CLUSTER, pr->pdl != 0);
     cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, tp, tq, tc, fp);
     if (e != cudaSuccess)
         (void)cudaGetLastError();
     return (int)e;
 }
 
-template <typename Cfg, typename TP, typename TQ>
+template <typename Cfg, typename TP, typename TQ, int CLUSTER = 1>
 int launch_accum(const gs_problem_t *p, const gs_device_t *d, const gs_fp8_plan_t &pl)
 {
-    return pl.promote ? launch<Cfg, TP, TQ, true>(p, d, pl) : launch<Cfg, TP, TQ, false>(p, d, pl);
+    return pl.promote ? launch<Cfg, TP, TQ, true, CLUSTER>(p, d, pl)
+                      : launch<Cfg, TP, TQ, false, CLUSTER>(p, d, pl);
 }
 
 template <typename TP, typename TQ>
@@ -118,6 +123,8 @@ int launch_config(const gs_problem_t *p, const gs_device_t *d, const gs_fp8_plan
         return launch_accum<Fp8CoopCfg, TP, TQ>(p, d, pl);
     case GS_FP8_COOP_256x128x128:
         return launch_accum<Fp8WideCfg, TP, TQ>(p, d, pl);
+    case GS_FP8_COOP_256x128x128_MC2:
+        return launch_accum<Fp8WideCfg, TP, TQ, FP8_MC_CLUSTER>(p, d, pl);
     default:
         return launch_accum<Fp8Cfg, TP, TQ>(p, d, pl);
     }

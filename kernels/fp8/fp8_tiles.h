@@ -56,6 +56,9 @@ typedef enum gs_fp8_config {
      * traffic from L2 per MAC than the 128x128 tile; its own shared memory
      * (4 stages of 48 KB) and raster group */
     GS_FP8_COOP_256x128x128 = 2,
+    /* the wide tile in clusters of two CTAs along n sharing A's tile by TMA
+     * multicast: a third less L2 traffic per MAC */
+    GS_FP8_COOP_256x128x128_MC2 = 3,
     GS_FP8_CONFIG_COUNT
 } gs_fp8_config_t;
 
@@ -70,6 +73,9 @@ typedef struct gs_fp8_plan {
     int32_t smem_bytes;  /* dynamic shared memory per CTA */
     int32_t promote;     /* 1: fp32 promotion every GS_FP8_PROMOTE_K (fast accumulation off) */
     int32_t group_m;     /* raster: tile rows walked together */
+    int32_t cluster;     /* CTAs per cluster (1, or 2 along n sharing A's tile) */
+    int32_t units;       /* scheduled units: tiles, or clusters' tile pairs */
+    int32_t unit_cols;   /* units along n: tiles_n / cluster, rounded up */
 } gs_fp8_plan_t;
 enum { GS_FP8_PLAN_TAG = 0x46503854u /* "FP8T" */ };
 

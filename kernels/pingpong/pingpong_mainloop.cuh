@@ -66,8 +66,10 @@ __device__ __forceinline__ int lane_id(void) { return (int)(threadIdx.x % 32); }
 /* Thread 0's set-up of a CTA (the pingpong and FP8 kernels): the tensor
  * maps prefetched; the ring's barriers, the staging barriers and (RED,
  * split-K) the reduction's initialised, then made visible to the async
- * proxy (TMA completes transactions on them). */
-template <typename Cfg, bool RED, typename Smem>
+ * proxy (TMA completes transactions on them). PEERS: the CTAs whose
+ * consumers release each stage (a cluster sharing an operand by multicast
+ * frees a stage only when every CTA it writes into has read it). */
+template <typename Cfg, bool RED, int PEERS = 1, typename Smem>
 __device__ __forceinline__ void init_cta(Smem &ss, const CUtensorMap *tmap_p,
                                          const CUtensorMap *tmap_q, const CUtensorMap *tmap_c)
 {
@@ -76,7 +78,7 @@ __device__ __forceinline__ void init_cta(Smem &ss, const CUtensorMap *tmap_p,
     prefetch_tensormap(tmap_c);
     for (int s = 0; s < Cfg::STAGES; ++s) {
         mbarrier_init(&ss.full[s], 1);                   /* the producer's expect_tx arrival */
-        mbarrier_init(&ss.empty[s], Cfg::STAGE_READERS); /* one arrival per reading warp */
+        mbarrier_init(&ss.empty[s], PEERS * Cfg::STAGE_READERS); /* one arrival per reading warp */
     }
     for (int w = 0; w < CONSUMER_WARPS; ++w)
         mbarrier_init(&ss.c_full[w], 1);

@@ -78,7 +78,7 @@ case $what in
     # configuration allowed at a time: ragged sizes, both scale modes, fast
     # accumulation on and off, bias, cuBLASLt's refusals; each case against
     # cuBLASLt's own error (the program)
-    for cfg in fp8_pingpong_128x128x128 fp8_coop_128x128x128 fp8_coop_256x128x128; do
+    for cfg in fp8_pingpong_128x128x128 fp8_coop_128x128x128 fp8_coop_256x128x128 fp8_coop_256x128x128_mc2; do
       echo "== $cfg"
       GEMMSHIM_FP8_TILES=1 GEMMSHIM_POLICY=eligible GEMMSHIM_KERNELS=$cfg \
         run "$bin/test_fp8_tiles"; rc=$?
@@ -295,7 +295,7 @@ case $what in
     # reference side) draws WAR reports from racecheck, and left out of the
     # instrumentation (--kernel-name) it crashes the sanitizer
     # (nvjet_sm90_qqtst_*, cuBLAS 13.1, H200)
-    for k in fp8_pingpong_128x128x128 fp8_coop_128x128x128 fp8_coop_256x128x128; do
+    for k in fp8_pingpong_128x128x128 fp8_coop_128x128x128 fp8_coop_256x128x128 fp8_coop_256x128x128_mc2; do
       for tool in memcheck racecheck synccheck; do
         out=$(GEMMSHIM_FP8_TILES=1 GEMMSHIM_POLICY=eligible GEMMSHIM_KERNELS=$k GEMMSHIM_FP8_TEST_OURS_ONLY=1 \
               compute-sanitizer --tool $tool --error-exitcode 9 \

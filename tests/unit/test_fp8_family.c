@@ -273,6 +273,35 @@ static void plans(void)
     CHECK(cf.smem_bytes <= 227 * 1024);
     CHECK_STR_EQ(co.kernel, "fp8_coop_256x128x128");
     CHECK(gs_fp8_refusal(&p.cls, h100(), GS_FP8_COOP_256x128x128) == NULL);
+    /* the wide tile in clusters of two along n: units are tile pairs (an
+     * odd tiles_n leaves the last pair half past n), whole clusters */
+    co.config = GS_FP8_COOP_256x128x128_MC2;
+    gs_family_fp8.plan(&p, h100(), &co);
+    memcpy(&cf, co.data.bytes, sizeof cf);
+    CHECK_EQ_INT(cf.cluster, 2);
+    CHECK_EQ_INT(cf.tiles_m, 4);
+    CHECK_EQ_INT(cf.unit_cols, (fp.tiles_n + 1) / 2);
+    CHECK_EQ_INT(cf.units, 4 * ((fp.tiles_n + 1) / 2));
+    CHECK_EQ_INT(cf.grid, 2 * cf.units);
+    CHECK_EQ_INT(cf.grid % 2, 0);
+    CHECK_STR_EQ(co.kernel, "fp8_coop_256x128x128_mc2");
+    gs_problem_t big = fp8_tn(8192, 8192, 1024);
+    gs_family_fp8.plan(&big, h100(), &co);
+    memcpy(&cf, co.data.bytes, sizeof cf);
+    CHECK_EQ_INT(cf.units, 32 * 32);
+    CHECK_EQ_INT(cf.grid, 132); /* 66 clusters of two */
+    co.config = GS_FP8_COOP_256x128x128;
+    gs_family_fp8.plan(&big, h100(), &co);
+    memcpy(&cf, co.data.bytes, sizeof cf);
+    CHECK_EQ_INT(cf.cluster, 1);
+    CHECK_EQ_INT(cf.units, 32 * 64);
+    CHECK_EQ_INT(cf.unit_cols, 64);
+    gs_device_t one = *h100();
+    one.sm_count = 1;
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, &one, GS_FP8_COOP_256x128x128_MC2),
+                 "fewer SMs than a cluster");
+    CHECK(gs_fp8_refusal(&p.cls, &one, GS_FP8_COOP_256x128x128) == NULL);
+
     gs_device_t small = *h100();
     small.smem_optin = GS_FP8_WIDE_SMEM_BYTES - 1;
     CHECK_STR_EQ(gs_fp8_refusal(&p.cls, &small, GS_FP8_COOP_256x128x128),
@@ -367,7 +396,9 @@ static void opt_in(void)
     r.policy = GS_POLICY_ELIGIBLE;
     const int coop = gs_candidate_find("fp8_coop_128x128x128");
     const int wide = gs_candidate_find("fp8_coop_256x128x128");
-    r.allowed = gs_candidates_all() & ~(1ull << cand) & ~(1ull << coop) & ~(1ull << wide);
+    const int mc2 = gs_candidate_find("fp8_coop_256x128x128_mc2");
+    r.allowed = gs_candidates_all() & ~(1ull << cand) & ~(1ull << coop) & ~(1ull << wide) &
+                ~(1ull << mc2);
     CHECK(!gs_candidate_takes(&r, cand, f, 0, &p.cls, h100()));
     dec = gs_dispatch_prior(&p, h100(), &r);
     CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
