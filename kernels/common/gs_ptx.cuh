@@ -78,6 +78,33 @@ __device__ __forceinline__ void mma_m16n8k16_f32_f16(float (&d)[4], uint32_t a0,
                  : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
+/* D(16x8, f32) += A(16x32, row) * B(32x8, col) with 8-bit float operands
+ * (sm_89+), A e5m2 if AE5 else e4m3, B likewise. The fragments' bytes sit
+ * as m16n8k16's do with 16-bit types (a k32 step is the same 32 bytes of a
+ * row): a0/a1 hold rows g/g+8 at k 4t..4t+3, a2/a3 at k 4t+16..4t+19; b0/b1
+ * column g at k 4t..4t+3 / 4t+16..4t+19; d as in m16n8k16. So the 16-bit
+ * kernels' ldmatrix addressing serves both. */
+template <bool AE5, bool BE5>
+__device__ __forceinline__ void mma_m16n8k32_f32_fp8(float (&d)[4], uint32_t a0, uint32_t a1,
+                                                     uint32_t a2, uint32_t a3, uint32_t b0,
+                                                     uint32_t b1)
+{
+#define GS_MMA_FP8(TA, TB)                                                                    \
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32." TA "." TB ".f32"                    \
+                 " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"       \
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                              \
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1))
+    if constexpr (!AE5 && !BE5)
+        GS_MMA_FP8("e4m3", "e4m3");
+    else if constexpr (!AE5)
+        GS_MMA_FP8("e4m3", "e5m2");
+    else if constexpr (!BE5)
+        GS_MMA_FP8("e5m2", "e4m3");
+    else
+        GS_MMA_FP8("e5m2", "e5m2");
+#undef GS_MMA_FP8
+}
+
 /* 16-byte read-only load that does not allocate in L1 and asks L2 to fetch
  * the whole 256-byte block around it: for operands streamed once (weights),
  * so they neither evict reused data from L1 nor leave DRAM bursts half used.

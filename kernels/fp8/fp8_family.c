@@ -9,10 +9,12 @@
 
 /* Each configuration's name (its kernel's with fast accumulation off; on,
  * the name says so), tile extent along m, raster group, shared memory and
- * CTAs per cluster (2: along n, sharing A's tile by multicast). */
+ * CTAs per cluster (2: along n, sharing A's tile by multicast). The decode
+ * ring's extent, shared memory and cluster depend on the call (decode_*
+ * below): its row holds what its smallest bucket needs. */
 static const struct fp8_config {
     const char *name, *name_fast;
-    int block_m, group_m, smem, cluster;
+    int block_m, group_m, smem, cluster, decode;
 } configs[GS_FP8_CONFIG_COUNT] = {
     [GS_FP8_PINGPONG_128x128x128] = {"fp8_pingpong_128x128x128",
                                      "fp8_pingpong_128x128x128_fastaccum", GS_FP8_BLOCK_M,
@@ -25,7 +27,63 @@ static const struct fp8_config {
     [GS_FP8_COOP_256x128x128_MC2] = {"fp8_coop_256x128x128_mc2",
                                      "fp8_coop_256x128x128_mc2_fastaccum", GS_FP8_WIDE_BLOCK_M,
                                      GS_FP8_WIDE_GROUP_M, GS_FP8_WIDE_SMEM_BYTES, 2},
+    [GS_FP8_DECODE_RING] = {"fp8_decode_ring", "fp8_decode_ring", GS_FP8_DECODE_ROWS, 1,
+                            GS_FP8_DECODE_SMEM_N32, 1, 1},
 };
+
+/* ---- the decode ring's buckets and split ---- */
+
+/* The bucket of n tokens (n <= GS_FP8_DECODE_MAX_N): n <= 8 << bucket */
+static int decode_bucket(int64_t n)
+{
+    int b = 0;
+    while (b < GS_FP8_DECODE_BUCKETS - 1 && n > (int64_t)8 << b)
+        ++b;
+    return b;
+}
+
+static const struct decode_shape {
+    int rows, per_sm, smem;
+} decode_shapes[GS_FP8_DECODE_BUCKETS] = {
+    {GS_FP8_DECODE_ROWS, 2, GS_FP8_DECODE_SMEM_N8},
+    {GS_FP8_DECODE_ROWS, 2, GS_FP8_DECODE_SMEM_N16},
+    {GS_FP8_DECODE_ROWS, 2, GS_FP8_DECODE_SMEM_N32},
+    {GS_FP8_DECODE_ROWS_N64, 1, GS_FP8_DECODE_SMEM_N64},
+};
+
+/* Blocks splitting k: doubled while the row blocks times the split fill at
+ * most half of the GPU's block slots and each block keeps its minimum of
+ * stages (skinny_plan.cuh's choose_cluster, the rule the bf16 ring
+ * measured best with): m = 4096 splits 8 ways, 14336 two, 28672 not. */
+static int decode_cluster(int64_t m, int64_t k, const struct decode_shape *sh,
+                          const gs_device_t *d)
+{
+    const int64_t row_blocks = (m + sh->rows - 1) / sh->rows;
+    const int64_t slots = (int64_t)d->sm_count * sh->per_sm;
+    const int64_t stages = (k + GS_FP8_DECODE_STAGE_K - 1) / GS_FP8_DECODE_STAGE_K;
+    int cluster = 1;
+    while (cluster < GS_FP8_DECODE_MAX_CLUSTER && row_blocks * cluster * 2 <= slots &&
+           stages >= (int64_t)2 * cluster * GS_FP8_DECODE_MIN_STAGES)
+        cluster *= 2;
+    return cluster;
+}
+
+/* The decode kernel's name: bucket and split, as the shim logs it */
+static const char *decode_name(int bucket, int cluster)
+{
+    static const char *const names[GS_FP8_DECODE_BUCKETS][4] = {
+        {"fp8_decode_ring_n8_ck1", "fp8_decode_ring_n8_ck2", "fp8_decode_ring_n8_ck4",
+         "fp8_decode_ring_n8_ck8"},
+        {"fp8_decode_ring_n16_ck1", "fp8_decode_ring_n16_ck2", "fp8_decode_ring_n16_ck4",
+         "fp8_decode_ring_n16_ck8"},
+        {"fp8_decode_ring_n32_ck1", "fp8_decode_ring_n32_ck2", "fp8_decode_ring_n32_ck4",
+         "fp8_decode_ring_n32_ck8"},
+        {"fp8_decode_ring_n64_ck1", "fp8_decode_ring_n64_ck2", "fp8_decode_ring_n64_ck4",
+         "fp8_decode_ring_n64_ck8"},
+    };
+    const int c = cluster >= 8 ? 3 : cluster >= 4 ? 2 : cluster >= 2 ? 1 : 0;
+    return names[bucket][c];
+}
 
 const char *gs_fp8_name(int cfg)
 {
@@ -47,7 +105,7 @@ const char *gs_fp8_refusal(const gs_class_t *c, const gs_device_t *d, int cfg)
     if (!d->present || d->cc_major != 9 || d->cc_minor != 0 || d->sm_count < 1)
         return "not an sm_90 device";
     const struct fp8_config *g = &configs[cfg];
-    if (d->smem_optin < (size_t)g->smem)
+    if (!g->decode && d->smem_optin < (size_t)g->smem)
         return "shared memory short of the tile's";
     if (d->sm_count < g->cluster)
         return "fewer SMs than a cluster";
@@ -70,6 +128,12 @@ const char *gs_fp8_refusal(const gs_class_t *c, const gs_device_t *d, int cfg)
         return "batched";
     if (c->m < 1 || c->n < 1 || c->k < 1 || c->m >= lim || c->n >= lim || c->k >= lim)
         return "sizes out of range";
+    if (g->decode) {
+        if (c->n > GS_FP8_DECODE_MAX_N)
+            return "n above 64 (the decode ring's)";
+        if (d->smem_optin < (size_t)decode_shapes[decode_bucket(c->n)].smem)
+            return "shared memory short of the ring's";
+    }
     const int64_t tiles = ((c->m + g->block_m - 1) / g->block_m) *
                           ((c->n + GS_FP8_BLOCK_N - 1) / GS_FP8_BLOCK_N);
     if (tiles >= lim)
@@ -122,6 +186,20 @@ gs_fp8_plan_t gs_fp8_plan_of(const gs_class_t *c, const gs_device_t *d, int cfg)
     pl.smem_bytes = g->smem;
     pl.promote = (c->lt_flags & GS_LT_FAST_ACCUM) ? 0 : 1;
     pl.group_m = pl.tiles_m < g->group_m ? pl.tiles_m : g->group_m;
+    if (g->decode) {
+        /* one block per BLOCK_M weight rows and all n tokens, a cluster of
+         * them splitting k: tiles_m row blocks, grid = row blocks x split */
+        pl.decode_bucket = decode_bucket(c->n);
+        const struct decode_shape *sh = &decode_shapes[pl.decode_bucket];
+        pl.tiles_m = (int32_t)((c->m + sh->rows - 1) / sh->rows);
+        pl.tiles_n = 1;
+        pl.total_tiles = pl.units = pl.tiles_m;
+        pl.unit_cols = 1;
+        pl.cluster = decode_cluster(c->m, c->k, sh, d);
+        pl.grid = pl.tiles_m * pl.cluster;
+        pl.smem_bytes = sh->smem;
+        pl.group_m = 1;
+    }
     return pl;
 }
 
@@ -143,7 +221,20 @@ static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *plan)
     _Static_assert(sizeof pl <= GS_PLAN_DATA_MAX, "the plan fits gs_plan_t.data");
     memcpy(plan->data.bytes, &pl, sizeof pl);
     plan->workspace_bytes = 0;
-    plan->kernel = pl.promote ? configs[pl.config].name : configs[pl.config].name_fast;
+    plan->kernel = configs[pl.config].decode ? decode_name(pl.decode_bucket, pl.cluster)
+                   : pl.promote             ? configs[pl.config].name
+                                            : configs[pl.config].name_fast;
+}
+
+/* A plan's launch: the decode ring's unit, or the tiles' */
+static int run(const gs_plan_t *plan, const gs_problem_t *p, const gs_device_t *d)
+{
+    gs_fp8_plan_t pl;
+    memcpy(&pl, plan->data.bytes, sizeof pl);
+    if (pl.tag == GS_FP8_PLAN_TAG && pl.config == GS_FP8_DECODE_RING &&
+        plan->config == GS_FP8_DECODE_RING)
+        return gs_fp8_decode_run_plan(&pl, p, d);
+    return gs_fp8_run_plan(plan, p, d);
 }
 
 const gs_family_t gs_family_fp8 = {
@@ -152,7 +243,7 @@ const gs_family_t gs_family_fp8 = {
     .config_name = config_name,
     .can_implement = can_implement,
     .plan = plan,
-    .run = gs_fp8_run_plan,
+    .run = run,
     /* it reads the FP8 types and A/B scales, and carries the scale pointers */
     .reads_lt_contract = 1,
     /* experimental: offered only with GEMMSHIM_FP8_TILES=1 */

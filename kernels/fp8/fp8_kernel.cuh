@@ -6,6 +6,7 @@
 #define GS_FP8_KERNEL_CUH
 
 #include "pingpong_epilogue.cuh"
+#include "fp8_scales.cuh"
 #include "fp8_tiles.h"
 
 namespace {
@@ -59,14 +60,6 @@ struct Fp8Params {
     const float *scale_a, *scale_b;
     int a_vec, b_vec;
 };
-
-__device__ __forceinline__ float scale_at(const float *s, int vec, int i, int extent)
-{
-    if (!s)
-        return 1.0f;
-    /* rows and columns past the matrix (a ragged tile) are never stored */
-    return vec ? (i < extent ? __ldg(s + i) : 0.0f) : __ldg(s);
-}
 
 /* acc (this consumer's M blocks of the tile) *= scale_a[m] * scale_b[n].
  * wgmma m64nN layout (pingpong_epilogue.cuh, store_m_block): warp w of the

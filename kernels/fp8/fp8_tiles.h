@@ -59,6 +59,10 @@ typedef enum gs_fp8_config {
     /* the wide tile in clusters of two CTAs along n sharing A's tile by TMA
      * multicast: a third less L2 traffic per MAC */
     GS_FP8_COOP_256x128x128_MC2 = 3,
+    /* decode (n <= 64): the skinny family's TMA ring on mma.sync with 8-bit
+     * operands, k split over a cluster where m alone cannot fill the GPU
+     * (kernels/fp8/fp8_decode_kernel.cuh) */
+    GS_FP8_DECODE_RING = 4,
     GS_FP8_CONFIG_COUNT
 } gs_fp8_config_t;
 
@@ -76,6 +80,7 @@ typedef struct gs_fp8_plan {
     int32_t cluster;     /* CTAs per cluster (1, or 2 along n sharing A's tile) */
     int32_t units;       /* scheduled units: tiles, or clusters' tile pairs */
     int32_t unit_cols;   /* units along n: tiles_n / cluster, rounded up */
+    int32_t decode_bucket; /* GS_FP8_DECODE_RING: n <= 8 << bucket tokens */
 } gs_fp8_plan_t;
 enum { GS_FP8_PLAN_TAG = 0x46503854u /* "FP8T" */ };
 
@@ -94,6 +99,26 @@ enum {
     GS_FP8_WIDE_SMEM_BYTES = 4 * 49152 + 8 * 2 * 2048 + 1024 + 1024,
 };
 
+/* The decode ring's n buckets: bucket b takes n <= 8 << b tokens, blocks
+ * of ROWS weight rows (ROWS_N64 in the last), two blocks per SM (one in the
+ * last). fp8_decode_kernel.cuh asserts these are its configurations'. */
+enum {
+    GS_FP8_DECODE_BUCKETS = 4,
+    GS_FP8_DECODE_MAX_N = 64,
+    GS_FP8_DECODE_STAGE_K = 128, /* k of a ring stage: one 128-byte swizzle row */
+    GS_FP8_DECODE_ROWS = 128,
+    GS_FP8_DECODE_ROWS_N64 = 256,
+    GS_FP8_DECODE_SMEM_N8 = 105568,
+    GS_FP8_DECODE_SMEM_N16 = 111712,
+    GS_FP8_DECODE_SMEM_N32 = 103504,
+    GS_FP8_DECODE_SMEM_N64 = 205904,
+    /* the k split: clusters of up to 8 blocks (portable), each with at
+     * least 4 stages, doubled while the blocks fill at most half of the
+     * GPU's block slots (the skinny ring's rule, skinny_plan.cuh) */
+    GS_FP8_DECODE_MAX_CLUSTER = 8,
+    GS_FP8_DECODE_MIN_STAGES = 4,
+};
+
 /* NULL when configuration cfg computes exactly every call of class c on d,
  * else why not (static text): can_implement is "no reason". */
 const char *gs_fp8_refusal(const gs_class_t *c, const gs_device_t *d, int cfg);
@@ -105,6 +130,8 @@ gs_fp8_plan_t gs_fp8_plan_of(const gs_class_t *c, const gs_device_t *d, int cfg)
 /* Launches a plan (kernels/fp8/fp8_sm90.cu): 0 or a cudaError_t with nothing
  * enqueued. */
 int gs_fp8_run_plan(const gs_plan_t *plan, const gs_problem_t *p, const gs_device_t *d);
+/* Launches a decode plan (kernels/fp8/fp8_decode_sm90.cu), likewise. */
+int gs_fp8_decode_run_plan(const gs_fp8_plan_t *pl, const gs_problem_t *p, const gs_device_t *d);
 
 extern const gs_family_t gs_family_fp8;
 

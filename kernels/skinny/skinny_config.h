@@ -87,7 +87,8 @@ constexpr int SKINNY_MAX_CLUSTER = 8;
  * stage of tokens is fetched once per block of BLOCK_M rows (n/BLOCK_M
  * extra L2 traffic per weight byte) instead of once per warp.
  * ------------------------------------------------------------------------- */
-template <int N_TILES_, int M_TILES_, int WARPS_, int STAGES_, int CTAS_PER_SM_>
+template <int N_TILES_, int M_TILES_, int WARPS_, int STAGES_, int CTAS_PER_SM_,
+          int ELEM_BYTES_ = 2>
 struct skinny_ring_cfg {
     static constexpr int N_TILES = N_TILES_;  /* n8 tiles: up to 8*N_TILES tokens */
     static constexpr int M_TILES = M_TILES_;  /* m16 tiles per consumer warp */
@@ -99,9 +100,11 @@ struct skinny_ring_cfg {
     static constexpr int WARP_M = 16 * M_TILES;
     static constexpr int BLOCK_M = WARPS * WARP_M;
     static constexpr int THREADS = 32 * (WARPS + 1);
-    /* One 128-byte swizzle span of 16-bit elements per stage and row. */
-    static constexpr int STAGE_K = 64;
-    static constexpr int ROW_BYTES = 2 * STAGE_K;
+    /* One 128-byte swizzle span per stage and row: 64 elements of 16 bits,
+     * or 128 of 8 (the FP8 decode kernel, kernels/fp8/fp8_decode_kernel.cuh) */
+    static constexpr int ELEM_BYTES = ELEM_BYTES_;
+    static constexpr int ROW_BYTES = 128;
+    static constexpr int STAGE_K = ROW_BYTES / ELEM_BYTES;
     static constexpr int A_BYTES = BLOCK_M * ROW_BYTES; /* weights box */
     static constexpr int B_BYTES = N_MAX * ROW_BYTES;   /* tokens box */
     static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
@@ -115,6 +118,7 @@ struct skinny_ring_cfg {
     static constexpr int SMEM_BYTES = BAR_OFFSET + 2 * STAGES * 8 + 1024;
 
     static_assert(N_TILES >= 1 && N_TILES <= 8, "at most 64 tokens");
+    static_assert(ELEM_BYTES == 1 || ELEM_BYTES == 2, "8- or 16-bit operands");
     static_assert(BLOCK_M <= 256 && N_MAX <= 256, "a TMA box has at most 256 rows");
     static_assert(A_BYTES % 1024 == 0 && B_BYTES % 1024 == 0, "swizzled boxes 1024-aligned");
     static_assert(STAGES >= 2, "a ring");

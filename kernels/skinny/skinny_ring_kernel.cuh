@@ -29,6 +29,72 @@ namespace {
  * addresses of an ldmatrix (rows r..r+7, one chunk) hit eight distinct
  * bank quads.
  * ------------------------------------------------------------------------- */
+/* The consumer warps' main loop: stages 0 .. stages-1 of the ring into acc,
+ * each released to the producer once the warp has read it. Mma::run(part,
+ * a0..a3, b0, b1) multiplies one 32-byte k step of a row: k16 of 16-bit
+ * operands (mma_op), k32 of 8-bit ones (the FP8 decode kernel); the
+ * fragments' bytes sit alike, so one addressing serves both. */
+template <class Cfg, class Mma>
+__device__ __forceinline__ void ring_consume(float (&acc)[Cfg::M_TILES][Cfg::N_TILES][4],
+                                             const unsigned char *smem, uint64_t *full,
+                                             uint64_t *empty, int warp, int lane, int stages)
+{
+    constexpr int MT = Cfg::M_TILES, NT = Cfg::N_TILES;
+    constexpr int STAGES = Cfg::STAGES, RB = Cfg::ROW_BYTES;
+    /* ldmatrix row addresses. Weights (m16 x k16 per x4): lanes 0-7
+     * give rows 0-7 at k 0, 8-15 rows 8-15 at k 0, 16-23 rows 0-7 at
+     * k 8, 24-31 rows 8-15 at k 8 -> registers a0..a3 of the mma.
+     * Tokens (n8 x k32 per x4): lane gives token lane%8 at k
+     * 8*(lane/8) -> b0, b1 of k step 0, then of step 1. Every row
+     * block starts at a multiple of 8 rows, so row % 8 = lane % 8 in
+     * the swizzle. */
+    const int x = lane & 7;
+    const uint32_t a_row = (uint32_t)((warp * Cfg::WARP_M + x + ((lane >> 3) & 1) * 8) * RB);
+    const uint32_t b_row = (uint32_t)(Cfg::A_BYTES + x * RB);
+    uint32_t a_col[4], b_col[2]; /* swizzled 16-byte chunk offsets per k16 step / k32 */
+#pragma unroll
+    for (int ks = 0; ks < 4; ++ks)
+        a_col[ks] = (uint32_t)(((2 * ks + (lane >> 4)) ^ x) << 4);
+#pragma unroll
+    for (int kc = 0; kc < 2; ++kc)
+        b_col[kc] = (uint32_t)(((4 * kc + (lane >> 3)) ^ x) << 4);
+    for (int s = 0; s < stages; ++s) {
+        const int slot = s % STAGES;
+        mbarrier_wait_parity(&full[slot], (uint32_t)((s / STAGES) & 1));
+        const unsigned char *st = smem + slot * Cfg::STAGE_BYTES;
+#pragma unroll
+        for (int kc = 0; kc < 2; ++kc) { /* two 32-wide chunks */
+            uint32_t fa[MT][2][4], fb[NT][4];
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    ldmatrix_x4(fa[mt][h], st + a_row + mt * 16 * RB + a_col[2 * kc + h]);
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt)
+                ldmatrix_x4(fb[nt], st + b_row + nt * 8 * RB + b_col[kc]);
+            /* Each chunk's two mma steps start from zero and are added
+             * to acc with a rounded FADD (see the register kernel). */
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int nt = 0; nt < NT; ++nt) {
+                    float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+                    for (int h = 0; h < 2; ++h)
+                        Mma::run(part, fa[mt][h][0], fa[mt][h][1], fa[mt][h][2], fa[mt][h][3],
+                                 fb[nt][2 * h], fb[nt][2 * h + 1]);
+#pragma unroll
+                    for (int e = 0; e < 4; ++e)
+                        acc[mt][nt][e] += part[e];
+                }
+        }
+        __syncwarp(); /* every lane's reads of the stage are done */
+        if (lane == 0)
+            mbarrier_arrive(&empty[slot]);
+    }
+}
+
 template <class Cfg, class In, class Out, bool CLUSTER>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::CTAS_PER_SM)
 skinny_ring_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap_a,
@@ -36,7 +102,6 @@ skinny_ring_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int MT = Cfg::M_TILES, NT = Cfg::N_TILES, W = Cfg::WARPS;
-    constexpr int STAGES = Cfg::STAGES, RB = Cfg::ROW_BYTES;
     constexpr int PRODUCER = W; /* warp index of the producer */
     extern __shared__ unsigned char smem_raw[];
     const RingBlock rb = ring_block_setup<Cfg, CLUSTER>(prm, smem_raw, &tmap_a, &tmap_b);
@@ -67,58 +132,7 @@ skinny_ring_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap
         if (lane == 0 && stages > 0)
             ring_produce<Cfg>(smem, full, empty, &tmap_a, &tmap_b, stages, s_begin, row0, b);
     } else {
-        /* ldmatrix row addresses. Weights (m16 x k16 per x4): lanes 0-7
-         * give rows 0-7 at k 0, 8-15 rows 8-15 at k 0, 16-23 rows 0-7 at
-         * k 8, 24-31 rows 8-15 at k 8 -> registers a0..a3 of the mma.
-         * Tokens (n8 x k32 per x4): lane gives token lane%8 at k
-         * 8*(lane/8) -> b0, b1 of k step 0, then of step 1. Every row
-         * block starts at a multiple of 8 rows, so row % 8 = lane % 8 in
-         * the swizzle. */
-        const int x = lane & 7;
-        const uint32_t a_row = (uint32_t)((warp * Cfg::WARP_M + x + ((lane >> 3) & 1) * 8) * RB);
-        const uint32_t b_row = (uint32_t)(Cfg::A_BYTES + x * RB);
-        uint32_t a_col[4], b_col[2]; /* swizzled 16-byte chunk offsets per k16 step / k32 */
-#pragma unroll
-        for (int ks = 0; ks < 4; ++ks)
-            a_col[ks] = (uint32_t)(((2 * ks + (lane >> 4)) ^ x) << 4);
-#pragma unroll
-        for (int kc = 0; kc < 2; ++kc)
-            b_col[kc] = (uint32_t)(((4 * kc + (lane >> 3)) ^ x) << 4);
-        for (int s = 0; s < stages; ++s) {
-            const int slot = s % STAGES;
-            mbarrier_wait_parity(&full[slot], (uint32_t)((s / STAGES) & 1));
-            const unsigned char *st = smem + slot * Cfg::STAGE_BYTES;
-#pragma unroll
-            for (int kc = 0; kc < 2; ++kc) { /* two 32-wide chunks */
-                uint32_t fa[MT][2][4], fb[NT][4];
-#pragma unroll
-                for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-                    for (int h = 0; h < 2; ++h)
-                        ldmatrix_x4(fa[mt][h], st + a_row + mt * 16 * RB + a_col[2 * kc + h]);
-#pragma unroll
-                for (int nt = 0; nt < NT; ++nt)
-                    ldmatrix_x4(fb[nt], st + b_row + nt * 8 * RB + b_col[kc]);
-                /* Each chunk's two mma steps start from zero and are added
-                 * to acc with a rounded FADD (see the register kernel). */
-#pragma unroll
-                for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-                    for (int nt = 0; nt < NT; ++nt) {
-                        float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-                        for (int h = 0; h < 2; ++h)
-                            mma_op<In>::run(part, fa[mt][h][0], fa[mt][h][1], fa[mt][h][2],
-                                            fa[mt][h][3], fb[nt][2 * h], fb[nt][2 * h + 1]);
-#pragma unroll
-                        for (int e = 0; e < 4; ++e)
-                            acc[mt][nt][e] += part[e];
-                    }
-            }
-            __syncwarp(); /* every lane's reads of the stage are done */
-            if (lane == 0)
-                mbarrier_arrive(&empty[slot]);
-        }
+        ring_consume<Cfg, mma_op<In>>(acc, smem, full, empty, warp, lane, stages);
     }
 
     /* Epilogue. acc[mt][nt] of lane (g, t) of consumer warp w holds rows

@@ -78,9 +78,11 @@ case $what in
     # configuration allowed at a time: ragged sizes, both scale modes, fast
     # accumulation on and off, bias, cuBLASLt's refusals; each case against
     # cuBLASLt's own error (the program)
-    for cfg in fp8_pingpong_128x128x128 fp8_coop_128x128x128 fp8_coop_256x128x128 fp8_coop_256x128x128_mc2; do
+    for cfg in fp8_pingpong_128x128x128 fp8_coop_128x128x128 fp8_coop_256x128x128 fp8_coop_256x128x128_mc2 fp8_decode_ring; do
       echo "== $cfg"
-      GEMMSHIM_FP8_TILES=1 GEMMSHIM_POLICY=eligible GEMMSHIM_KERNELS=$cfg \
+      decode=0
+      [ $cfg = fp8_decode_ring ] && decode=1 # the decode ring's own cases (n <= 64)
+      GEMMSHIM_FP8_TILES=1 GEMMSHIM_POLICY=eligible GEMMSHIM_KERNELS=$cfg GEMMSHIM_FP8_TEST_DECODE=$decode \
         run "$bin/test_fp8_tiles"; rc=$?
       [ $rc -eq 0 ] || exit $rc
       served $cfg
@@ -295,9 +297,12 @@ case $what in
     # reference side) draws WAR reports from racecheck, and left out of the
     # instrumentation (--kernel-name) it crashes the sanitizer
     # (nvjet_sm90_qqtst_*, cuBLAS 13.1, H200)
-    for k in fp8_pingpong_128x128x128 fp8_coop_128x128x128 fp8_coop_256x128x128 fp8_coop_256x128x128_mc2; do
+    for k in fp8_pingpong_128x128x128 fp8_coop_128x128x128 fp8_coop_256x128x128 fp8_coop_256x128x128_mc2 fp8_decode_ring; do
+      decode=0
+      [ $k = fp8_decode_ring ] && decode=1
       for tool in memcheck racecheck synccheck; do
         out=$(GEMMSHIM_FP8_TILES=1 GEMMSHIM_POLICY=eligible GEMMSHIM_KERNELS=$k GEMMSHIM_FP8_TEST_OURS_ONLY=1 \
+              GEMMSHIM_FP8_TEST_DECODE=$decode \
               compute-sanitizer --tool $tool --error-exitcode 9 \
               env LD_PRELOAD=$lib "$bin/test_fp8_tiles" 2>&1); rc=$?
         echo "$tool $k (test_fp8_tiles): rc=$rc $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed,' | tr '\n' ' ')"

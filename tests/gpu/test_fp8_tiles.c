@@ -3,9 +3,9 @@
  * operands, bf16 D in place, beta 0), ragged m, n and k, tensorwise and
  * rowwise scales, fast accumulation on and off, with and without the BIAS
  * epilogue. Run with GEMMSHIM_FP8_TILES=1 GEMMSHIM_POLICY=eligible
- * GEMMSHIM_KERNELS=fp8_pingpong_128x128x128, fp8_coop_128x128x128 or
- * fp8_coop_256x128x128
- * (run_gpu_test.sh fp8_tiles runs each). Each case is
+ * GEMMSHIM_KERNELS=one of the family's configurations (run_gpu_test.sh
+ * fp8_tiles runs each; the decode ring with GEMMSHIM_FP8_TEST_DECODE=1,
+ * its own cases). Each case is
  * called twice, D poisoned (NaN) before each: once with the shim off
  * (gemmshim_set_mode: cuBLASLt as called), once on, where the call must be
  * served by the family (gemmshim_last_route). Both are compared with an
@@ -45,6 +45,23 @@ static const fp8_case_t cases[] = {
     /* m not a multiple of 8: cuBLASLt answers 15, and so must the shim */
     {"tensorwise e4m3, bias, m = 777", 0, 0, 0, 0, 1, 777, 333, 272, 1},
     {"rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1},
+};
+
+/* GEMMSHIM_FP8_TEST_DECODE=1 (with GEMMSHIM_KERNELS=fp8_decode_ring): the
+ * decode ring's cases instead, n <= 64: every n bucket (8, 16, 32, 64) and
+ * k split (1, 2, 4, 8 blocks: fp8_family.c's decode_cluster on 132 SMs),
+ * ragged m, n and k, both scale modes, both accumulations, bias, mixed
+ * types, and cuBLASLt's refusal. */
+static const fp8_case_t decode_cases[] = {
+    {"decode tensorwise e4m3, fast, n = 1, split 8", 0, 0, 0, 1, 0, 4096, 1, 14336, 0},
+    {"decode rowwise e4m3, promoted, bias, n = 16, split 8", 0, 0, 1, 0, 1, 4096, 16, 4096, 0},
+    {"decode rowwise e5m2 x e4m3, fast, ragged m n k", 1, 0, 1, 1, 0, 1000, 13, 272, 0},
+    {"decode tensorwise e4m3 x e5m2, promoted, bias, n = 29, split 2", 0, 1, 0, 0, 1, 2048, 29, 1024,
+     0},
+    {"decode rowwise e4m3, promoted, n = 64, split 4", 0, 0, 1, 0, 0, 4096, 64, 2048, 0},
+    {"decode tensorwise e4m3, fast, bias, n = 40", 0, 0, 0, 1, 1, 776, 40, 528, 0},
+    {"decode rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528, 0},
+    {"decode rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1},
 };
 
 /* GEMMSHIM_FP8_TEST_OURS_ONLY=1: the shim's side only, each case against
@@ -226,22 +243,27 @@ int main(void)
     const size_t ws_size = 32u << 20;
     void *ws;
     CUDA_OK(cudaMalloc(&ws, ws_size));
+    const char *dec = getenv("GEMMSHIM_FP8_TEST_DECODE");
+    const int decode = dec && !strcmp(dec, "1");
+    const fp8_case_t *const list = decode ? decode_cases : cases;
+    const size_t count = decode ? sizeof decode_cases / sizeof decode_cases[0]
+                                : sizeof cases / sizeof cases[0];
     int failed = 0, ran = 0;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        if (cases[i].rowwise && !rowwise) {
-            printf("skipped: %s: rowwise scales need cuBLASLt 12.9 or newer\n", cases[i].name);
+    for (size_t i = 0; i < count; ++i) {
+        if (list[i].rowwise && !rowwise) {
+            printf("skipped: %s: rowwise scales need cuBLASLt 12.9 or newer\n", list[i].name);
             continue;
         }
-        if (cases[i].refused && ours_only)
+        if (list[i].refused && ours_only)
             continue; /* cuBLASLt's status is the expectation */
-        if (ours_only && (double)cases[i].m * cases[i].n * cases[i].k > 4e9) {
+        if (ours_only && (double)list[i].m * list[i].n * list[i].k > 4e9) {
             /* racecheck takes minutes over it */
             printf("skipped: %s: GEMMSHIM_FP8_TEST_OURS_ONLY=1 (sanitizer runs) leaves out the "
-                   "largest case\n", cases[i].name);
+                   "largest case\n", list[i].name);
             continue;
         }
         ++ran;
-        failed += run_case(lt, &cases[i], set_mode, last_route, ws, ws_size);
+        failed += run_case(lt, &list[i], set_mode, last_route, ws, ws_size);
     }
     printf("%d passed, %d failed\n", ran - failed, failed);
     cudaFree(ws);

@@ -333,6 +333,74 @@ static void plans(void)
     CHECK_EQ_INT(gs_family_fp8.run(&blank, &p, h100()), 1 /* cudaErrorInvalidValue */);
 }
 
+/* The decode ring: n <= 64 only; the n bucket and the k split of each
+ * Llama decode shape on 132 SMs (fp8_family.c's decode_cluster), the
+ * kernel's name saying both, grid = row blocks x split. */
+static void decode_plans(void)
+{
+    const int cfg = GS_FP8_DECODE_RING;
+    gs_plan_t pl;
+    memset(&pl, 0, sizeof pl);
+    pl.family = &gs_family_fp8;
+    pl.config = cfg;
+    gs_fp8_plan_t fp;
+    CHECK_STR_EQ(gs_family_fp8.config_name(cfg), "fp8_decode_ring");
+    CHECK(gs_candidate_find("fp8_decode_ring") >= 0);
+    gs_problem_t p = fp8_tn(1000, 520, 4096);
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, h100(), cfg), "n above 64 (the decode ring's)");
+    p = fp8_tn(1000, 65, 4096);
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, h100(), cfg), "n above 64 (the decode ring's)");
+    /* the tiles' other rules hold for it too */
+    p = fp8_tn(1004, 16, 4096);
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, h100(), cfg),
+                 "m not a multiple of 8 (cuBLASLt refuses it)");
+    const struct {
+        int64_t m, n, k;
+        int bucket, rows, cluster;
+        const char *kernel;
+    } shapes[] = {
+        {4096, 1, 14336, 0, 128, 8, "fp8_decode_ring_n8_ck8"},      /* 8B down */
+        {14336, 16, 4096, 1, 128, 2, "fp8_decode_ring_n16_ck2"},    /* 8B gate */
+        {28672, 32, 8192, 2, 128, 1, "fp8_decode_ring_n32_ck1"},    /* 70B gate */
+        {4096, 64, 14336, 3, 256, 8, "fp8_decode_ring_n64_ck8"},
+        {4096, 64, 2048, 3, 256, 4, "fp8_decode_ring_n64_ck4"},     /* 4 stages a block */
+        {4104, 1, 528, 0, 128, 1, "fp8_decode_ring_n8_ck1"},        /* 5 stages: no split */
+        {1000, 13, 272, 1, 128, 1, "fp8_decode_ring_n16_ck1"},
+        {2048, 29, 1024, 2, 128, 2, "fp8_decode_ring_n32_ck2"},
+        {776, 40, 528, 3, 256, 1, "fp8_decode_ring_n64_ck1"},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+        p = fp8_tn(shapes[i].m, shapes[i].n, shapes[i].k);
+        if (!CHECK(gs_fp8_refusal(&p.cls, h100(), cfg) == NULL))
+            continue;
+        gs_family_fp8.plan(&p, h100(), &pl);
+        memcpy(&fp, pl.data.bytes, sizeof fp);
+        CHECK_EQ_INT(fp.config, cfg);
+        CHECK_EQ_INT(fp.decode_bucket, shapes[i].bucket);
+        CHECK_EQ_INT(fp.tiles_m, (shapes[i].m + shapes[i].rows - 1) / shapes[i].rows);
+        CHECK_EQ_INT(fp.cluster, shapes[i].cluster);
+        CHECK_EQ_INT(fp.grid, fp.tiles_m * fp.cluster);
+        CHECK(fp.grid <= 132 * (shapes[i].rows == 256 ? 1 : 2));
+        CHECK(fp.smem_bytes <= 227 * 1024);
+        CHECK_STR_EQ(pl.kernel, shapes[i].kernel);
+        /* fast accumulation changes nothing but the class: the ring
+         * promotes either way */
+        gs_problem_t q = p;
+        q.lt_flags = GS_LT_FAST_ACCUM;
+        gs_problem_classify(&q);
+        gs_plan_t ql = pl;
+        gs_family_fp8.plan(&q, h100(), &ql);
+        CHECK_STR_EQ(ql.kernel, pl.kernel);
+    }
+    /* the largest bucket's shared memory, where a device has less */
+    gs_device_t small = *h100();
+    small.smem_optin = GS_FP8_DECODE_SMEM_N64 - 1;
+    p = fp8_tn(4096, 64, 4096);
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, &small, cfg), "shared memory short of the ring's");
+    p = fp8_tn(4096, 32, 4096);
+    CHECK(gs_fp8_refusal(&p.cls, &small, cfg) == NULL);
+}
+
 /* What FP8 classes key on (the tune cache, the decision cache, signature
  * files): the scale modes and fast accumulation are in the class; the
  * scale pointers are not. */
@@ -453,6 +521,7 @@ int main(void)
 {
     refusals();
     plans();
+    decode_plans();
     class_fields();
     opt_in();
     setting();

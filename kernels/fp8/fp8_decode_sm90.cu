@@ -1,0 +1,108 @@
+/* The FP8 decode kernel's launch (kernels/fp8/fp8_decode_kernel.cuh): tensor
+ * maps, parameters, and the instantiation for a plan of fp8_family.c (its n
+ * bucket, its cluster split, A's and B's types). Its own translation unit:
+ * the FP8 tiles' (fp8_sm90.cu) compile apart from it. */
+#include <cuda.h> /* CUtensorMap and the driver enums: header only, no libcuda link */
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstring>
+#include <stdint.h>
+
+#include "gs_kernels.h"
+#include "gs_launch_attrs.cuh"
+#include "gs_smem_limit.cuh"
+#include "gs_tensor_map.h"
+
+#include "fp8_decode_kernel.cuh"
+
+namespace {
+
+template <class Cfg, bool AE5, bool BE5>
+int launch(const gs_problem_t *pr, const gs_device_t *d, const gs_fp8_plan_t &pl)
+{
+    auto k_plain = fp8_decode_tn<Cfg, AE5, BE5, false>;
+    auto k_cluster = fp8_decode_tn<Cfg, AE5, BE5, true>;
+    const int64_t row_blocks = (pr->m + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M;
+    if (pl.tiles_m != row_blocks || pl.smem_bytes != Cfg::SMEM_BYTES ||
+        pl.grid != row_blocks * pl.cluster)
+        return (int)cudaErrorInvalidValue; /* a plan of another bucket */
+    static std::atomic<uint64_t> smem_done{0};
+    if (const cudaError_t e =
+            gs_smem_limit_once(smem_done, d->ordinal, Cfg::SMEM_BYTES, k_plain, k_cluster))
+        return (int)e;
+
+    /* TMA moves bytes: a stage is one 128-byte swizzle row of k by BLOCK_M
+     * weight rows (A stored k x m) and by N_MAX token rows (B stored k x n);
+     * rows past m or n and k past its end arrive as zeros */
+    const CUtensorMapDataType u8 = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    const uint64_t m = (uint64_t)pr->m, n = (uint64_t)pr->n, k = (uint64_t)pr->k;
+    CUtensorMap ta, tb;
+    if (!gs_tensor_map_3d(&ta, u8, 1, pr->A, k, m, 1, pr->lda, 0, Cfg::STAGE_K, Cfg::BLOCK_M) ||
+        !gs_tensor_map_3d(&tb, u8, 1, pr->B, k, n, 1, pr->ldb, 0, Cfg::STAGE_K, Cfg::N_MAX))
+        return (int)cudaErrorInvalidValue;
+
+    Fp8DecodeParams fp;
+    memset(&fp, 0, sizeof fp);
+    skinny_params &prm = fp.base;
+    prm.A = pr->A;
+    prm.B = pr->B;
+    prm.C = pr->C;
+    prm.m = (int)pr->m;
+    prm.n = (int)pr->n;
+    prm.k = (int)pr->k;
+    prm.lda = pr->lda;
+    prm.ldb = pr->ldb;
+    prm.ldc = pr->ldc;
+    prm.cluster = pl.cluster;
+    prm.alpha = *static_cast<const float *>(pr->alpha); /* host memory: can_implement */
+    prm.bias = pr->bias;
+    prm.bias_type = GS_DT_BF16;
+    /* the scales stay in device memory: the kernel reads them */
+    fp.scale_a = static_cast<const float *>(pr->scale_a);
+    fp.scale_b = static_cast<const float *>(pr->scale_b);
+    fp.a_vec = gs_lt_scale_of(pr->lt_scales, GS_LT_SCALE_A) == GS_SCALE_OUTER_VEC_32F;
+    fp.b_vec = gs_lt_scale_of(pr->lt_scales, GS_LT_SCALE_B) == GS_SCALE_OUTER_VEC_32F;
+
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = dim3((unsigned)pl.grid);
+    lc.blockDim = dim3(Cfg::THREADS);
+    lc.dynamicSmemBytes = Cfg::SMEM_BYTES;
+    lc.stream = static_cast<cudaStream_t>(pr->stream);
+    cudaLaunchAttribute attr[2];
+    gs_set_launch_attrs(lc, attr, false, pl.cluster, pr->pdl != 0);
+    const cudaError_t e =
+        cudaLaunchKernelEx(&lc, pl.cluster > 1 ? k_cluster : k_plain, fp, ta, tb);
+    if (e != cudaSuccess)
+        (void)cudaGetLastError();
+    return (int)e;
+}
+
+template <bool AE5, bool BE5>
+int launch_bucket(const gs_problem_t *p, const gs_device_t *d, const gs_fp8_plan_t &pl)
+{
+    switch (pl.decode_bucket) {
+    case 0: return launch<Fp8DecN8, AE5, BE5>(p, d, pl);
+    case 1: return launch<Fp8DecN16, AE5, BE5>(p, d, pl);
+    case 2: return launch<Fp8DecN32, AE5, BE5>(p, d, pl);
+    case 3: return launch<Fp8DecN64, AE5, BE5>(p, d, pl);
+    default: return (int)cudaErrorInvalidValue;
+    }
+}
+
+} // namespace
+
+/* A decode plan's launch for A's (weights') and B's (tokens') types;
+ * can_implement took no e5m2 x e5m2. */
+extern "C" int gs_fp8_decode_run_plan(const gs_fp8_plan_t *pl, const gs_problem_t *p,
+                                      const gs_device_t *d)
+{
+    const bool a5 = p->a_type == GS_DT_E5M2, b5 = p->b_type == GS_DT_E5M2;
+    if (!a5 && !b5)
+        return launch_bucket<false, false>(p, d, *pl);
+    if (!a5)
+        return launch_bucket<false, true>(p, d, *pl);
+    if (!b5)
+        return launch_bucket<true, false>(p, d, *pl);
+    return (int)cudaErrorInvalidValue;
+}
