@@ -42,19 +42,25 @@ static int decode_bucket(int64_t n)
     return b;
 }
 
+/* Per bucket: weight rows per block, blocks per SM the configuration is
+ * built for, shared memory, and the share of the GPU's block slots the
+ * split fills (1/fill). n <= 16: a quarter, about one block per SM (H200,
+ * 4096 x 14336 and 14336 x 4096: 1.10-1.28x faster than half the slots,
+ * two blocks per SM); n = 17..64: half (0.88x and 0.61x with a quarter). */
 static const struct decode_shape {
-    int rows, per_sm, smem;
+    int rows, per_sm, smem, fill;
 } decode_shapes[GS_FP8_DECODE_BUCKETS] = {
-    {GS_FP8_DECODE_ROWS, 2, GS_FP8_DECODE_SMEM_N8},
-    {GS_FP8_DECODE_ROWS, 2, GS_FP8_DECODE_SMEM_N16},
-    {GS_FP8_DECODE_ROWS, 2, GS_FP8_DECODE_SMEM_N32},
-    {GS_FP8_DECODE_ROWS_N64, 1, GS_FP8_DECODE_SMEM_N64},
+    {GS_FP8_DECODE_ROWS, 2, GS_FP8_DECODE_SMEM_N8, 4},
+    {GS_FP8_DECODE_ROWS, 2, GS_FP8_DECODE_SMEM_N16, 4},
+    {GS_FP8_DECODE_ROWS, 2, GS_FP8_DECODE_SMEM_N32, 2},
+    {GS_FP8_DECODE_ROWS_N64, 1, GS_FP8_DECODE_SMEM_N64, 2},
 };
 
 /* Blocks splitting k: doubled while the row blocks times the split fill at
- * most half of the GPU's block slots and each block keeps its minimum of
- * stages (skinny_plan.cuh's choose_cluster, the rule the bf16 ring
- * measured best with): m = 4096 splits 8 ways, 14336 two, 28672 not. */
+ * most 1/fill of the GPU's block slots and each block keeps its minimum of
+ * stages (skinny_plan.cuh's choose_cluster, with the fill measured per
+ * bucket). On 132 SMs, n <= 16: m = 4096 splits 4 ways, 6144 two, 14336
+ * not; n = 17..32: 2048 eight ways, 28672 not. */
 static int decode_cluster(int64_t m, int64_t k, const struct decode_shape *sh,
                           const gs_device_t *d)
 {
@@ -62,7 +68,7 @@ static int decode_cluster(int64_t m, int64_t k, const struct decode_shape *sh,
     const int64_t slots = (int64_t)d->sm_count * sh->per_sm;
     const int64_t stages = (k + GS_FP8_DECODE_STAGE_K - 1) / GS_FP8_DECODE_STAGE_K;
     int cluster = 1;
-    while (cluster < GS_FP8_DECODE_MAX_CLUSTER && row_blocks * cluster * 2 <= slots &&
+    while (cluster < GS_FP8_DECODE_MAX_CLUSTER && row_blocks * cluster * sh->fill <= slots &&
            stages >= (int64_t)2 * cluster * GS_FP8_DECODE_MIN_STAGES)
         cluster *= 2;
     return cluster;

@@ -359,9 +359,11 @@ static void decode_plans(void)
         int bucket, rows, cluster;
         const char *kernel;
     } shapes[] = {
-        {4096, 1, 14336, 0, 128, 8, "fp8_decode_ring_n8_ck8"},      /* 8B down */
-        {14336, 16, 4096, 1, 128, 2, "fp8_decode_ring_n16_ck2"},    /* 8B gate */
+        {4096, 1, 14336, 0, 128, 4, "fp8_decode_ring_n8_ck4"},      /* 8B down */
+        {14336, 16, 4096, 1, 128, 1, "fp8_decode_ring_n16_ck1"},    /* 8B gate */
+        {6144, 16, 4096, 1, 128, 2, "fp8_decode_ring_n16_ck2"},     /* 8B qkv */
         {28672, 32, 8192, 2, 128, 1, "fp8_decode_ring_n32_ck1"},    /* 70B gate */
+        {2048, 29, 4096, 2, 128, 8, "fp8_decode_ring_n32_ck8"},
         {4096, 64, 14336, 3, 256, 8, "fp8_decode_ring_n64_ck8"},
         {4096, 64, 2048, 3, 256, 4, "fp8_decode_ring_n64_ck4"},     /* 4 stages a block */
         {4104, 1, 528, 0, 128, 1, "fp8_decode_ring_n8_ck1"},        /* 5 stages: no split */
