@@ -546,6 +546,17 @@ template <> struct wgmma_m64nNk32_f32_fp8<CA, CB, N> {                          
         wgmma_m64n##N##k32_f32_##TA##_##TB(d, desc_a, desc_b, scale_d);                     \
     }                                                                                       \
 };
+/* the FP8 decode ring's token widths (kernels/fp8/fp8_decode_kernel.cuh):
+ * 16, 32, 64 */
+GS_WGMMA_FP8(16, 8, e4m3, e4m3, __nv_fp8_e4m3, __nv_fp8_e4m3)
+GS_WGMMA_FP8(16, 8, e4m3, e5m2, __nv_fp8_e4m3, __nv_fp8_e5m2)
+GS_WGMMA_FP8(16, 8, e5m2, e4m3, __nv_fp8_e5m2, __nv_fp8_e4m3)
+GS_WGMMA_FP8(32, 16, e4m3, e4m3, __nv_fp8_e4m3, __nv_fp8_e4m3)
+GS_WGMMA_FP8(32, 16, e4m3, e5m2, __nv_fp8_e4m3, __nv_fp8_e5m2)
+GS_WGMMA_FP8(32, 16, e5m2, e4m3, __nv_fp8_e5m2, __nv_fp8_e4m3)
+GS_WGMMA_FP8(64, 32, e4m3, e4m3, __nv_fp8_e4m3, __nv_fp8_e4m3)
+GS_WGMMA_FP8(64, 32, e4m3, e5m2, __nv_fp8_e4m3, __nv_fp8_e5m2)
+GS_WGMMA_FP8(64, 32, e5m2, e4m3, __nv_fp8_e5m2, __nv_fp8_e4m3)
 /* the FP8 tiles' widths (kernels/fp8): 128, and 256 for the wide tile */
 GS_WGMMA_FP8(128, 64, e4m3, e4m3, __nv_fp8_e4m3, __nv_fp8_e4m3)
 GS_WGMMA_FP8(128, 64, e4m3, e5m2, __nv_fp8_e4m3, __nv_fp8_e5m2)

@@ -1,13 +1,20 @@
-/* The FP8 decode kernel (fp8_decode_tn): the skinny family's shared-memory
+/* The FP8 decode kernels: the skinny family's two shared-memory rings with
+ * 8-bit operands and cuBLASLt's A and B scales. fp8_decode_tn: the mma.sync
  * ring (kernels/skinny/skinny_ring_kernel.cuh: TMA producer warp, consumer
- * warps on mma.sync, the cluster's k split reduced in rank order) with 8-bit
- * operands, and an epilogue that applies cuBLASLt's A and B scales. */
+ * warps on mma.sync, the cluster's k split reduced in rank order) with an
+ * epilogue of its own. The wgmma ring (skinny_ring_wg_tn,
+ * kernels/skinny/skinny_ring_wg_kernel.cuh) runs unchanged on fp8_pair
+ * operands: the specializations below give it FP8 wgmmas and the scales. */
 #ifndef GS_FP8_DECODE_KERNEL_CUH
 #define GS_FP8_DECODE_KERNEL_CUH
 
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
+
+#include <type_traits>
 
 #include "skinny_ring_kernel.cuh"
+#include "skinny_ring_wg_kernel.cuh"
 #include "fp8_scales.cuh"
 #include "fp8_tiles.h"
 
@@ -52,14 +59,52 @@ struct fp8_mma {
     }
 };
 
-struct Fp8DecodeParams {
-    /* A (weights, k x m stored, k contiguous), B (tokens, k x n), C = D
-     * (bf16, m x n), sizes, alpha (host), the bf16 bias, the cluster */
-    skinny_params base;
-    /* cuBLASLt's A_SCALE_POINTER / B_SCALE_POINTER (device memory) or
-     * NULL; *_vec: one factor per row of op(A) / column of op(B) */
-    const float *scale_a, *scale_b;
-    int a_vec, b_vec;
+/* The 8-bit operand pair of the wgmma ring: weights (A) e5m2 if AE5 else
+ * e4m3, tokens (B) likewise. */
+template <bool AE5, bool BE5> struct fp8_pair {
+    using TA = typename std::conditional<AE5, __nv_fp8_e5m2, __nv_fp8_e4m3>::type;
+    using TB = typename std::conditional<BE5, __nv_fp8_e5m2, __nv_fp8_e4m3>::type;
+};
+
+/* One 32-byte k step of the wgmma ring: k32 of 8-bit operands. The ring
+ * starts each stage's four steps from zero (scale_d) and adds them to fp32
+ * sums: promotion every 128 of k, cuBLASLt's bar for fast accumulation off,
+ * whatever the call asked. */
+template <bool AE5, bool BE5, int N> struct wg_ring_mma<fp8_pair<AE5, BE5>, N> {
+    static __device__ __forceinline__ void run(float *d, uint64_t desc_a, uint64_t desc_b,
+                                               int scale_d)
+    {
+        wgmma_m64nNk32_f32_fp8<typename fp8_pair<AE5, BE5>::TA, typename fp8_pair<AE5, BE5>::TB,
+                               N>::run(d, desc_a, desc_b, scale_d);
+    }
+};
+
+/* The final sums times scale_a(row) * scale_b(column), before the ring's
+ * epilogue adds alpha and the bias: register 4 nt + e of m64 block mt of
+ * consumer warp w holds row (w/4) WG_ROWS + mt 64 + (w%4) 16 + l/4 (+8 for
+ * e >= 2), column 8 nt + 2 (l%4) + (e&1) (skinny_ring_wg_kernel.cuh). A
+ * cluster's blocks scale their partial sums before the rank-order sum. */
+template <bool AE5, bool BE5> struct wg_ring_scales<fp8_pair<AE5, BE5>> {
+    template <class Cfg, int WG_ROWS, class Acc>
+    static __device__ __forceinline__ void apply(Acc &acc, const skinny_params &prm,
+                                                 const skinny_scales &sc, int row0, int warp,
+                                                 int lane)
+    {
+        if (!sc.a && !sc.b)
+            return;
+#pragma unroll
+        for (int mt = 0; mt < Cfg::M_TILES; ++mt)
+#pragma unroll
+            for (int nt = 0; nt < Cfg::N_TILES; ++nt)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const int r = row0 + (warp / 4) * WG_ROWS + mt * 64 + (warp % 4) * 16 +
+                                  lane / 4 + (e >> 1) * 8;
+                    const int c = nt * 8 + 2 * (lane % 4) + (e & 1);
+                    acc[mt][4 * nt + e] *=
+                        scale_at(sc.a, sc.a_vec, r, prm.m) * scale_at(sc.b, sc.b_vec, c, prm.n);
+                }
+    }
 };
 
 /* Block = WARPS consumer warps + one producer warp on BLOCK_M weight rows
@@ -68,13 +113,12 @@ struct Fp8DecodeParams {
  * once to bf16, as the FP8 tiles compute it (beta is zero: can_implement). */
 template <class Cfg, bool AE5, bool BE5, bool CLUSTER>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::CTAS_PER_SM)
-fp8_decode_tn(const Fp8DecodeParams fp, const __grid_constant__ CUtensorMap tmap_a,
-              const __grid_constant__ CUtensorMap tmap_b)
+fp8_decode_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap_a,
+              const __grid_constant__ CUtensorMap tmap_b, const skinny_scales sc)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int MT = Cfg::M_TILES, NT = Cfg::N_TILES, W = Cfg::WARPS;
     constexpr int PRODUCER = W; /* warp index of the producer */
-    const skinny_params &prm = fp.base;
     extern __shared__ unsigned char smem_raw[];
     const RingBlock rb = ring_block_setup<Cfg, CLUSTER>(prm, smem_raw, &tmap_a, &tmap_b);
     unsigned char *const smem = rb.smem;
@@ -114,8 +158,8 @@ fp8_decode_tn(const Fp8DecodeParams fp, const __grid_constant__ CUtensorMap tmap
         for (int e = 0; e < 4; ++e) {
             const int r = row + (e >> 1) * 8, c = col + (e & 1);
             if (r < prm.m && c < prm.n) {
-                const float s = scale_at(fp.scale_a, fp.a_vec, r, prm.m) *
-                                scale_at(fp.scale_b, fp.b_vec, c, prm.n);
+                const float s =
+                    scale_at(sc.a, sc.a_vec, r, prm.m) * scale_at(sc.b, sc.b_vec, c, prm.n);
                 float out = alpha * (v[e] * s);
                 if (bias)
                     out += __bfloat162float(bias[r]);

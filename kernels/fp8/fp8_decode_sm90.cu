@@ -1,7 +1,7 @@
-/* The FP8 decode kernel's launch (kernels/fp8/fp8_decode_kernel.cuh): tensor
- * maps, parameters, and the instantiation for a plan of fp8_family.c (its n
- * bucket, its cluster split, A's and B's types). Its own translation unit:
- * the FP8 tiles' (fp8_sm90.cu) compile apart from it. */
+/* The FP8 decode kernels' launch (kernels/fp8/fp8_decode_kernel.cuh): tensor
+ * maps, parameters, and the instantiation for a plan of fp8_family.c (its
+ * ring, n bucket, cluster split, A's and B's types). Its own translation
+ * unit: the FP8 tiles' (fp8_sm90.cu) compile apart from it. */
 #include <cuda.h> /* CUtensorMap and the driver enums: header only, no libcuda link */
 #include <cuda_runtime.h>
 
@@ -18,33 +18,11 @@
 
 namespace {
 
-template <class Cfg, bool AE5, bool BE5>
-int launch(const gs_problem_t *pr, const gs_device_t *d, const gs_fp8_plan_t &pl)
+/* The parameters both kernels take: sizes, operands, alpha (host), the
+ * bf16 bias, the split; and the scales, read on the device. */
+void fill(skinny_params &prm, skinny_scales &sc, const gs_problem_t *pr, int cluster)
 {
-    auto k_plain = fp8_decode_tn<Cfg, AE5, BE5, false>;
-    auto k_cluster = fp8_decode_tn<Cfg, AE5, BE5, true>;
-    const int64_t row_blocks = (pr->m + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M;
-    if (pl.tiles_m != row_blocks || pl.smem_bytes != Cfg::SMEM_BYTES ||
-        pl.grid != row_blocks * pl.cluster)
-        return (int)cudaErrorInvalidValue; /* a plan of another bucket */
-    static std::atomic<uint64_t> smem_done{0};
-    if (const cudaError_t e =
-            gs_smem_limit_once(smem_done, d->ordinal, Cfg::SMEM_BYTES, k_plain, k_cluster))
-        return (int)e;
-
-    /* TMA moves bytes: a stage is one 128-byte swizzle row of k by BLOCK_M
-     * weight rows (A stored k x m) and by N_MAX token rows (B stored k x n);
-     * rows past m or n and k past its end arrive as zeros */
-    const CUtensorMapDataType u8 = CU_TENSOR_MAP_DATA_TYPE_UINT8;
-    const uint64_t m = (uint64_t)pr->m, n = (uint64_t)pr->n, k = (uint64_t)pr->k;
-    CUtensorMap ta, tb;
-    if (!gs_tensor_map_3d(&ta, u8, 1, pr->A, k, m, 1, pr->lda, 0, Cfg::STAGE_K, Cfg::BLOCK_M) ||
-        !gs_tensor_map_3d(&tb, u8, 1, pr->B, k, n, 1, pr->ldb, 0, Cfg::STAGE_K, Cfg::N_MAX))
-        return (int)cudaErrorInvalidValue;
-
-    Fp8DecodeParams fp;
-    memset(&fp, 0, sizeof fp);
-    skinny_params &prm = fp.base;
+    prm = skinny_params{};
     prm.A = pr->A;
     prm.B = pr->B;
     prm.C = pr->C;
@@ -54,15 +32,61 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const gs_fp8_plan_t &pl
     prm.lda = pr->lda;
     prm.ldb = pr->ldb;
     prm.ldc = pr->ldc;
-    prm.cluster = pl.cluster;
+    prm.cluster = cluster;
     prm.alpha = *static_cast<const float *>(pr->alpha); /* host memory: can_implement */
+    prm.beta = 0.0f;                                     /* likewise */
     prm.bias = pr->bias;
     prm.bias_type = GS_DT_BF16;
-    /* the scales stay in device memory: the kernel reads them */
-    fp.scale_a = static_cast<const float *>(pr->scale_a);
-    fp.scale_b = static_cast<const float *>(pr->scale_b);
-    fp.a_vec = gs_lt_scale_of(pr->lt_scales, GS_LT_SCALE_A) == GS_SCALE_OUTER_VEC_32F;
-    fp.b_vec = gs_lt_scale_of(pr->lt_scales, GS_LT_SCALE_B) == GS_SCALE_OUTER_VEC_32F;
+    sc.a = static_cast<const float *>(pr->scale_a);
+    sc.b = static_cast<const float *>(pr->scale_b);
+    sc.a_vec = gs_lt_scale_of(pr->lt_scales, GS_LT_SCALE_A) == GS_SCALE_OUTER_VEC_32F;
+    sc.b_vec = gs_lt_scale_of(pr->lt_scales, GS_LT_SCALE_B) == GS_SCALE_OUTER_VEC_32F;
+}
+
+/* TMA moves bytes: a stage is one 128-byte swizzle row of k by BLOCK_M
+ * weight rows (A stored k x m) and by N_MAX token rows (B stored k x n);
+ * rows past m or n and k past its end arrive as zeros. */
+template <class Cfg>
+bool tensor_maps(CUtensorMap *ta, CUtensorMap *tb, const gs_problem_t *pr)
+{
+    const CUtensorMapDataType u8 = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    const uint64_t m = (uint64_t)pr->m, n = (uint64_t)pr->n, k = (uint64_t)pr->k;
+    return gs_tensor_map_3d(ta, u8, 1, pr->A, k, m, 1, pr->lda, 0, Cfg::STAGE_K, Cfg::BLOCK_M) &&
+           gs_tensor_map_3d(tb, u8, 1, pr->B, k, n, 1, pr->ldb, 0, Cfg::STAGE_K, Cfg::N_MAX);
+}
+
+/* The kernel: the wgmma ring (skinny_ring_wg_tn on fp8_pair) with WG,
+ * else the mma.sync ring; CLUSTER: the k split meets in a cluster. */
+template <class Cfg, bool AE5, bool BE5, bool WG, bool CLUSTER>
+constexpr auto kernel_of()
+{
+    if constexpr (WG)
+        return &skinny_ring_wg_tn<Cfg, fp8_pair<AE5, BE5>, __nv_bfloat16,
+                                  CLUSTER ? SPLIT_CLUSTER : SPLIT_NONE>;
+    else
+        return &fp8_decode_tn<Cfg, AE5, BE5, CLUSTER>;
+}
+
+/* WG: the wgmma ring, else the mma.sync one */
+template <class Cfg, bool AE5, bool BE5, bool WG>
+int launch(const gs_problem_t *pr, const gs_device_t *d, const gs_fp8_plan_t &pl)
+{
+    const int64_t row_blocks = (pr->m + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M;
+    if (pl.tiles_m != row_blocks || pl.smem_bytes != Cfg::SMEM_BYTES ||
+        pl.grid != row_blocks * pl.cluster || (WG && Cfg::WARPS % pl.cluster != 0))
+        return (int)cudaErrorInvalidValue; /* a plan of another bucket */
+    auto k_plain = kernel_of<Cfg, AE5, BE5, WG, false>();
+    auto k_cluster = kernel_of<Cfg, AE5, BE5, WG, true>();
+    static std::atomic<uint64_t> smem_done{0};
+    if (const cudaError_t e =
+            gs_smem_limit_once(smem_done, d->ordinal, Cfg::SMEM_BYTES, k_plain, k_cluster))
+        return (int)e;
+    CUtensorMap ta, tb;
+    if (!tensor_maps<Cfg>(&ta, &tb, pr))
+        return (int)cudaErrorInvalidValue;
+    skinny_params prm;
+    skinny_scales sc;
+    fill(prm, sc, pr, pl.cluster);
 
     cudaLaunchConfig_t lc = {};
     lc.gridDim = dim3((unsigned)pl.grid);
@@ -71,8 +95,13 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const gs_fp8_plan_t &pl
     lc.stream = static_cast<cudaStream_t>(pr->stream);
     cudaLaunchAttribute attr[2];
     gs_set_launch_attrs(lc, attr, false, pl.cluster, pr->pdl != 0);
-    const cudaError_t e =
-        cudaLaunchKernelEx(&lc, pl.cluster > 1 ? k_cluster : k_plain, fp, ta, tb);
+    cudaError_t e;
+    if constexpr (WG) {
+        const skinny_ws none = {nullptr, nullptr};
+        e = cudaLaunchKernelEx(&lc, pl.cluster > 1 ? k_cluster : k_plain, prm, ta, tb, none, sc);
+    } else {
+        e = cudaLaunchKernelEx(&lc, pl.cluster > 1 ? k_cluster : k_plain, prm, ta, tb, sc);
+    }
     if (e != cudaSuccess)
         (void)cudaGetLastError();
     return (int)e;
@@ -81,11 +110,15 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const gs_fp8_plan_t &pl
 template <bool AE5, bool BE5>
 int launch_bucket(const gs_problem_t *p, const gs_device_t *d, const gs_fp8_plan_t &pl)
 {
+    const bool wg = pl.config == GS_FP8_DECODE_WG;
     switch (pl.decode_bucket) {
-    case 0: return launch<Fp8DecN8, AE5, BE5>(p, d, pl);
-    case 1: return launch<Fp8DecN16, AE5, BE5>(p, d, pl);
-    case 2: return launch<Fp8DecN32, AE5, BE5>(p, d, pl);
-    case 3: return launch<Fp8DecN64, AE5, BE5>(p, d, pl);
+    case 0: return wg ? (int)cudaErrorInvalidValue : launch<Fp8DecN8, AE5, BE5, false>(p, d, pl);
+    case 1: return wg ? launch<Fp8DecN16, AE5, BE5, true>(p, d, pl)
+                      : launch<Fp8DecN16, AE5, BE5, false>(p, d, pl);
+    case 2: return wg ? launch<Fp8DecN32, AE5, BE5, true>(p, d, pl)
+                      : launch<Fp8DecN32, AE5, BE5, false>(p, d, pl);
+    case 3: return wg ? launch<Fp8DecN64, AE5, BE5, true>(p, d, pl)
+                      : launch<Fp8DecN64, AE5, BE5, false>(p, d, pl);
     default: return (int)cudaErrorInvalidValue;
     }
 }

@@ -29,6 +29,8 @@ static const struct fp8_config {
                                      GS_FP8_WIDE_GROUP_M, GS_FP8_WIDE_SMEM_BYTES, 2},
     [GS_FP8_DECODE_RING] = {"fp8_decode_ring", "fp8_decode_ring", GS_FP8_DECODE_ROWS, 1,
                             GS_FP8_DECODE_SMEM_N32, 1, 1},
+    [GS_FP8_DECODE_WG] = {"fp8_decode_wg", "fp8_decode_wg", GS_FP8_DECODE_ROWS, 1,
+                          GS_FP8_DECODE_SMEM_N32, 1, 1},
 };
 
 /* ---- the decode ring's buckets and split ---- */
@@ -43,40 +45,55 @@ static int decode_bucket(int64_t n)
 }
 
 /* Per bucket: weight rows per block, blocks per SM the configuration is
- * built for, shared memory, and the share of the GPU's block slots the
- * split fills (1/fill). n <= 16: a quarter, about one block per SM (H200,
- * 4096 x 14336 and 14336 x 4096: 1.10-1.28x faster than half the slots,
- * two blocks per SM); n = 17..64: half (0.88x and 0.61x with a quarter). */
+ * built for, shared memory, and the share of the GPU's block slots a split
+ * fills (1/fill), for the mma.sync ring and for the wgmma ring. Measured on
+ * the H200 (bench/results/h200-fp8-decode, split-ab-*.csv, wgfill-*.csv):
+ * mma.sync ring, n <= 16: a quarter, about one block per SM (1.10-1.28x
+ * faster than half the slots); n = 17..64: half (a quarter: 0.88x, 0.61x).
+ * wgmma ring: n <= 16 an eighth (m = 4096 splits 2 ways: 1.04x / 1.05x
+ * over 4 ways), n = 17..64 a quarter (4096: 4 ways, 1.28x / 1.46x over 8;
+ * 14336: none, 1.11x / 1.03x over 2). */
 static const struct decode_shape {
-    int rows, per_sm, smem, fill;
+    int rows, per_sm, smem, fill, fill_wg;
 } decode_shapes[GS_FP8_DECODE_BUCKETS] = {
-    {GS_FP8_DECODE_ROWS, 2, GS_FP8_DECODE_SMEM_N8, 4},
-    {GS_FP8_DECODE_ROWS, 2, GS_FP8_DECODE_SMEM_N16, 4},
-    {GS_FP8_DECODE_ROWS, 2, GS_FP8_DECODE_SMEM_N32, 2},
-    {GS_FP8_DECODE_ROWS_N64, 1, GS_FP8_DECODE_SMEM_N64, 2},
+    {GS_FP8_DECODE_ROWS, 2, GS_FP8_DECODE_SMEM_N8, 4, 8 /* the wgmma ring takes n >= 9 */},
+    {GS_FP8_DECODE_ROWS, 2, GS_FP8_DECODE_SMEM_N16, 4, 8},
+    {GS_FP8_DECODE_ROWS, 2, GS_FP8_DECODE_SMEM_N32, 2, 4},
+    {GS_FP8_DECODE_ROWS_N64, 1, GS_FP8_DECODE_SMEM_N64, 2, 4},
 };
 
 /* Blocks splitting k: doubled while the row blocks times the split fill at
  * most 1/fill of the GPU's block slots and each block keeps its minimum of
  * stages (skinny_plan.cuh's choose_cluster, with the fill measured per
- * bucket). On 132 SMs, n <= 16: m = 4096 splits 4 ways, 6144 two, 14336
- * not; n = 17..32: 2048 eight ways, 28672 not. */
-static int decode_cluster(int64_t m, int64_t k, const struct decode_shape *sh,
+ * ring and bucket). On 132 SMs, the mma.sync ring at n <= 16: m = 4096
+ * splits 4 ways, 6144 two, 14336 not; at n = 17..32: 2048 eight ways,
+ * 28672 not. */
+static int decode_cluster(int64_t m, int64_t k, const struct decode_shape *sh, int fill,
                           const gs_device_t *d)
 {
     const int64_t row_blocks = (m + sh->rows - 1) / sh->rows;
     const int64_t slots = (int64_t)d->sm_count * sh->per_sm;
     const int64_t stages = (k + GS_FP8_DECODE_STAGE_K - 1) / GS_FP8_DECODE_STAGE_K;
     int cluster = 1;
-    while (cluster < GS_FP8_DECODE_MAX_CLUSTER && row_blocks * cluster * sh->fill <= slots &&
+    while (cluster < GS_FP8_DECODE_MAX_CLUSTER && row_blocks * cluster * fill <= slots &&
            stages >= (int64_t)2 * cluster * GS_FP8_DECODE_MIN_STAGES)
         cluster *= 2;
     return cluster;
 }
 
-/* The decode kernel's name: bucket and split, as the shim logs it */
-static const char *decode_name(int bucket, int cluster)
+/* The decode kernel's name: ring, bucket and split, as the shim logs it */
+static const char *decode_name(int config, int bucket, int cluster)
 {
+    static const char *const wg[GS_FP8_DECODE_BUCKETS][4] = {
+        {"fp8_decode_wg_n8_ck1", "fp8_decode_wg_n8_ck2", "fp8_decode_wg_n8_ck4",
+         "fp8_decode_wg_n8_ck8"}, /* never planned: can_implement */
+        {"fp8_decode_wg_n16_ck1", "fp8_decode_wg_n16_ck2", "fp8_decode_wg_n16_ck4",
+         "fp8_decode_wg_n16_ck8"},
+        {"fp8_decode_wg_n32_ck1", "fp8_decode_wg_n32_ck2", "fp8_decode_wg_n32_ck4",
+         "fp8_decode_wg_n32_ck8"},
+        {"fp8_decode_wg_n64_ck1", "fp8_decode_wg_n64_ck2", "fp8_decode_wg_n64_ck4",
+         "fp8_decode_wg_n64_ck8"},
+    };
     static const char *const names[GS_FP8_DECODE_BUCKETS][4] = {
         {"fp8_decode_ring_n8_ck1", "fp8_decode_ring_n8_ck2", "fp8_decode_ring_n8_ck4",
          "fp8_decode_ring_n8_ck8"},
@@ -88,7 +105,7 @@ static const char *decode_name(int bucket, int cluster)
          "fp8_decode_ring_n64_ck8"},
     };
     const int c = cluster >= 8 ? 3 : cluster >= 4 ? 2 : cluster >= 2 ? 1 : 0;
-    return names[bucket][c];
+    return config == GS_FP8_DECODE_WG ? wg[bucket][c] : names[bucket][c];
 }
 
 const char *gs_fp8_name(int cfg)
@@ -137,6 +154,9 @@ const char *gs_fp8_refusal(const gs_class_t *c, const gs_device_t *d, int cfg)
     if (g->decode) {
         if (c->n > GS_FP8_DECODE_MAX_N)
             return "n above 64 (the decode ring's)";
+        /* the smallest wgmma token width is the n16 bucket's */
+        if (cfg == GS_FP8_DECODE_WG && c->n <= 8)
+            return "n below 9 (the mma.sync ring's)";
         if (d->smem_optin < (size_t)decode_shapes[decode_bucket(c->n)].smem)
             return "shared memory short of the ring's";
     }
@@ -201,7 +221,7 @@ gs_fp8_plan_t gs_fp8_plan_of(const gs_class_t *c, const gs_device_t *d, int cfg)
         pl.tiles_n = 1;
         pl.total_tiles = pl.units = pl.tiles_m;
         pl.unit_cols = 1;
-        pl.cluster = decode_cluster(c->m, c->k, sh, d);
+        pl.cluster = decode_cluster(c->m, c->k, sh, cfg == GS_FP8_DECODE_WG ? sh->fill_wg : sh->fill, d);
         pl.grid = pl.tiles_m * pl.cluster;
         pl.smem_bytes = sh->smem;
         pl.group_m = 1;
@@ -227,7 +247,7 @@ static void plan(const gs_problem_t *p, const gs_device_t *d, gs_plan_t *plan)
     _Static_assert(sizeof pl <= GS_PLAN_DATA_MAX, "the plan fits gs_plan_t.data");
     memcpy(plan->data.bytes, &pl, sizeof pl);
     plan->workspace_bytes = 0;
-    plan->kernel = configs[pl.config].decode ? decode_name(pl.decode_bucket, pl.cluster)
+    plan->kernel = configs[pl.config].decode ? decode_name(pl.config, pl.decode_bucket, pl.cluster)
                    : pl.promote             ? configs[pl.config].name
                                             : configs[pl.config].name_fast;
 }
@@ -237,8 +257,8 @@ static int run(const gs_plan_t *plan, const gs_problem_t *p, const gs_device_t *
 {
     gs_fp8_plan_t pl;
     memcpy(&pl, plan->data.bytes, sizeof pl);
-    if (pl.tag == GS_FP8_PLAN_TAG && pl.config == GS_FP8_DECODE_RING &&
-        plan->config == GS_FP8_DECODE_RING)
+    if (pl.tag == GS_FP8_PLAN_TAG && pl.config == plan->config && pl.config >= 0 &&
+        pl.config < GS_FP8_CONFIG_COUNT && configs[pl.config].decode)
         return gs_fp8_decode_run_plan(&pl, p, d);
     return gs_fp8_run_plan(plan, p, d);
 }

@@ -63,6 +63,9 @@ typedef enum gs_fp8_config {
      * operands, k split over a cluster where m alone cannot fill the GPU
      * (kernels/fp8/fp8_decode_kernel.cuh) */
     GS_FP8_DECODE_RING = 4,
+    /* decode, 9 <= n <= 64: the skinny family's wgmma ring with FP8 wgmmas
+     * (no ldmatrix, no per-k32 adds: what holds the mma.sync ring at n >= 32) */
+    GS_FP8_DECODE_WG = 5,
     GS_FP8_CONFIG_COUNT
 } gs_fp8_config_t;
 
@@ -80,7 +83,7 @@ typedef struct gs_fp8_plan {
     int32_t cluster;     /* CTAs per cluster (1, or 2 along n sharing A's tile) */
     int32_t units;       /* scheduled units: tiles, or clusters' tile pairs */
     int32_t unit_cols;   /* units along n: tiles_n / cluster, rounded up */
-    int32_t decode_bucket; /* GS_FP8_DECODE_RING: n <= 8 << bucket tokens */
+    int32_t decode_bucket; /* the decode rings: n <= 8 << bucket tokens */
 } gs_fp8_plan_t;
 enum { GS_FP8_PLAN_TAG = 0x46503854u /* "FP8T" */ };
 

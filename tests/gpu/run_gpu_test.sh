@@ -78,10 +78,10 @@ case $what in
     # configuration allowed at a time: ragged sizes, both scale modes, fast
     # accumulation on and off, bias, cuBLASLt's refusals; each case against
     # cuBLASLt's own error (the program)
-    for cfg in fp8_pingpong_128x128x128 fp8_coop_128x128x128 fp8_coop_256x128x128 fp8_coop_256x128x128_mc2 fp8_decode_ring; do
+    for cfg in fp8_pingpong_128x128x128 fp8_coop_128x128x128 fp8_coop_256x128x128 fp8_coop_256x128x128_mc2 fp8_decode_ring fp8_decode_wg; do
       echo "== $cfg"
       decode=0
-      [ $cfg = fp8_decode_ring ] && decode=1 # the decode ring's own cases (n <= 64)
+      case $cfg in fp8_decode_*) decode=1 ;; esac # the decode rings' own cases (n <= 64)
       GEMMSHIM_FP8_TILES=1 GEMMSHIM_POLICY=eligible GEMMSHIM_KERNELS=$cfg GEMMSHIM_FP8_TEST_DECODE=$decode \
         run "$bin/test_fp8_tiles"; rc=$?
       [ $rc -eq 0 ] || exit $rc
@@ -297,9 +297,9 @@ case $what in
     # reference side) draws WAR reports from racecheck, and left out of the
     # instrumentation (--kernel-name) it crashes the sanitizer
     # (nvjet_sm90_qqtst_*, cuBLAS 13.1, H200)
-    for k in fp8_pingpong_128x128x128 fp8_coop_128x128x128 fp8_coop_256x128x128 fp8_coop_256x128x128_mc2 fp8_decode_ring; do
+    for k in fp8_pingpong_128x128x128 fp8_coop_128x128x128 fp8_coop_256x128x128 fp8_coop_256x128x128_mc2 fp8_decode_ring fp8_decode_wg; do
       decode=0
-      [ $k = fp8_decode_ring ] && decode=1
+      case $k in fp8_decode_*) decode=1 ;; esac
       for tool in memcheck racecheck synccheck; do
         out=$(GEMMSHIM_FP8_TILES=1 GEMMSHIM_POLICY=eligible GEMMSHIM_KERNELS=$k GEMMSHIM_FP8_TEST_OURS_ONLY=1 \
               GEMMSHIM_FP8_TEST_DECODE=$decode \

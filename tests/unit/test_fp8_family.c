@@ -394,6 +394,49 @@ static void decode_plans(void)
         gs_family_fp8.plan(&q, h100(), &ql);
         CHECK_STR_EQ(ql.kernel, pl.kernel);
     }
+    /* the wgmma ring: n >= 9 (its narrowest wgmma is the n16 bucket's),
+     * the same buckets and splits, its own names */
+    const int wg = GS_FP8_DECODE_WG;
+    CHECK_STR_EQ(gs_family_fp8.config_name(wg), "fp8_decode_wg");
+    p = fp8_tn(4096, 8, 14336);
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, h100(), wg), "n below 9 (the mma.sync ring's)");
+    p = fp8_tn(4096, 9, 14336);
+    if (CHECK(gs_fp8_refusal(&p.cls, h100(), wg) == NULL)) {
+        gs_plan_t wl;
+        memset(&wl, 0, sizeof wl);
+        wl.family = &gs_family_fp8;
+        wl.config = wg;
+        gs_family_fp8.plan(&p, h100(), &wl);
+        memcpy(&fp, wl.data.bytes, sizeof fp);
+        CHECK_EQ_INT(fp.config, wg);
+        CHECK_EQ_INT(fp.decode_bucket, 1);
+        CHECK_STR_EQ(wl.kernel, "fp8_decode_wg_n16_ck2"); /* an eighth of the slots */
+    }
+    /* n = 17..64: a quarter of the slots (m = 4096: 4 ways, 14336: none) */
+    const struct {
+        int64_t m, n, k;
+        const char *kernel;
+    } wgs[] = {
+        {4096, 32, 14336, "fp8_decode_wg_n32_ck4"},
+        {14336, 32, 4096, "fp8_decode_wg_n32_ck1"},
+        {4096, 64, 14336, "fp8_decode_wg_n64_ck4"},
+        {14336, 64, 4096, "fp8_decode_wg_n64_ck1"},
+        {776, 40, 528, "fp8_decode_wg_n64_ck1"},
+    };
+    for (size_t i = 0; i < sizeof wgs / sizeof wgs[0]; ++i) {
+        p = fp8_tn(wgs[i].m, wgs[i].n, wgs[i].k);
+        gs_plan_t wl;
+        memset(&wl, 0, sizeof wl);
+        wl.family = &gs_family_fp8;
+        wl.config = wg;
+        if (!CHECK(gs_fp8_refusal(&p.cls, h100(), wg) == NULL))
+            continue;
+        gs_family_fp8.plan(&p, h100(), &wl);
+        CHECK_STR_EQ(wl.kernel, wgs[i].kernel);
+    }
+    p = fp8_tn(776, 65, 528);
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, h100(), wg), "n above 64 (the decode ring's)");
+
     /* the largest bucket's shared memory, where a device has less */
     gs_device_t small = *h100();
     small.smem_optin = GS_FP8_DECODE_SMEM_N64 - 1;
