@@ -43,6 +43,10 @@ static_assert(decode_cfg_is<Fp8DecN8, 8, GS_FP8_DECODE_ROWS, 2, GS_FP8_DECODE_SM
                   decode_cfg_is<Fp8DecN64, 64, GS_FP8_DECODE_ROWS_N64, 1,
                                 GS_FP8_DECODE_SMEM_N64>(),
               "fp8_tiles.h's decode buckets");
+static_assert(GS_FP8_DECODE_BUCKETS == 4 && GS_FP8_DECODE_MAX_N == Fp8DecN64::N_MAX,
+              "four buckets, the last one's tokens box the family's limit");
+static_assert(GS_FP8_DECODE_MAX_CLUSTER <= SKINNY_MAX_CLUSTER,
+              "sum_fragments_in_order adds at most SKINNY_MAX_CLUSTER parts");
 
 /* One k32 step of the ring's consumer loop with 8-bit operands (A: the
  * weights' type, B: the tokens'). The loop starts each 64-wide chunk's two

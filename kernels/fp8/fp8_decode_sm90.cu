@@ -72,9 +72,11 @@ template <class Cfg, bool AE5, bool BE5, bool WG>
 int launch(const gs_problem_t *pr, const gs_device_t *d, const gs_fp8_plan_t &pl)
 {
     const int64_t row_blocks = (pr->m + Cfg::BLOCK_M - 1) / Cfg::BLOCK_M;
-    if (pl.tiles_m != row_blocks || pl.smem_bytes != Cfg::SMEM_BYTES ||
+    /* a plan of another call or bucket: n past the tokens box would leave
+     * columns unwritten */
+    if (pr->n > Cfg::N_MAX || pl.tiles_m != row_blocks || pl.smem_bytes != Cfg::SMEM_BYTES ||
         pl.grid != row_blocks * pl.cluster || (WG && Cfg::WARPS % pl.cluster != 0))
-        return (int)cudaErrorInvalidValue; /* a plan of another bucket */
+        return (int)cudaErrorInvalidValue;
     auto k_plain = kernel_of<Cfg, AE5, BE5, WG, false>();
     auto k_cluster = kernel_of<Cfg, AE5, BE5, WG, true>();
     static std::atomic<uint64_t> smem_done{0};

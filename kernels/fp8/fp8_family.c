@@ -4,14 +4,17 @@
  * table. Pure host code: the unit tests call all of it without a GPU. */
 #include "fp8_tiles.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 /* Each configuration's name (its kernel's with fast accumulation off; on,
  * the name says so), tile extent along m, raster group, shared memory and
  * CTAs per cluster (2: along n, sharing A's tile by multicast). The decode
- * ring's extent, shared memory and cluster depend on the call (decode_*
- * below): its row holds what its smallest bucket needs. */
+ * rings' (fp8_decode_ring: mma.sync, fp8_decode_wg: wgmma) extent, shared
+ * memory and cluster depend on the call's n bucket (decode_* below); their
+ * rows hold the least shared memory of any bucket (n <= 32's), the
+ * bucket's own is checked in gs_fp8_refusal. */
 static const struct fp8_config {
     const char *name, *name_fast;
     int block_m, group_m, smem, cluster, decode;
@@ -62,8 +65,9 @@ static const struct decode_shape {
     {GS_FP8_DECODE_ROWS_N64, 1, GS_FP8_DECODE_SMEM_N64, 2, 4},
 };
 
-/* Blocks splitting k: doubled while the row blocks times the split fill at
- * most 1/fill of the GPU's block slots and each block keeps its minimum of
+/* Blocks splitting k: doubled while the row blocks times the split, before
+ * the doubling, fill at most 1/fill of the GPU's block slots (after it, up
+ * to 2/fill) and each block keeps its minimum of
  * stages (skinny_plan.cuh's choose_cluster, with the fill measured per
  * ring and bucket). On 132 SMs, the mma.sync ring at n <= 16: m = 4096
  * splits 4 ways, 6144 two, 14336 not; at n = 17..32: 2048 eight ways,
@@ -159,6 +163,9 @@ const char *gs_fp8_refusal(const gs_class_t *c, const gs_device_t *d, int cfg)
             return "n below 9 (the mma.sync ring's)";
         if (d->smem_optin < (size_t)decode_shapes[decode_bucket(c->n)].smem)
             return "shared memory short of the ring's";
+        /* the rings count k's stages in int (skinny_device.cuh) */
+        if (c->k > INT32_MAX - GS_FP8_DECODE_STAGE_K)
+            return "k too large for the ring's stage count";
     }
     const int64_t tiles = ((c->m + g->block_m - 1) / g->block_m) *
                           ((c->n + GS_FP8_BLOCK_N - 1) / GS_FP8_BLOCK_N);

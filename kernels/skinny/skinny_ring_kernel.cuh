@@ -63,7 +63,7 @@ __device__ __forceinline__ void ring_consume(float (&acc)[Cfg::M_TILES][Cfg::N_T
         mbarrier_wait_parity(&full[slot], (uint32_t)((s / STAGES) & 1));
         const unsigned char *st = smem + slot * Cfg::STAGE_BYTES;
 #pragma unroll
-        for (int kc = 0; kc < 2; ++kc) { /* two 32-wide chunks */
+        for (int kc = 0; kc < 2; ++kc) { /* two 64-byte chunks: k32 of 16-bit, k64 of 8-bit */
             uint32_t fa[MT][2][4], fb[NT][4];
 #pragma unroll
             for (int mt = 0; mt < MT; ++mt)

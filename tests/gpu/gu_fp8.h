@@ -62,7 +62,10 @@ static inline uint8_t gu_fp8_code(float v, int e5m2)
         else
             hi = mid;
     }
-    /* the lower value's first code on a tie, as the search over codes did */
+    /* on a tie the lower value, and of equal values (+0, -0) the first code
+     * (the search over all codes kept the lower code number: another code
+     * on a tie between a negative pair, harmless, the references decode
+     * whatever code was drawn) */
     int best = fabsf(x[hi] - v) < fabsf(x[lo] - v) ? hi : lo;
     while (best > 0 && x[best - 1] == x[best])
         --best;

@@ -63,6 +63,14 @@ static const fp8_case_t decode_cases[] = {
     {"decode rowwise e4m3, promoted, n = 64, split 4", 0, 0, 1, 0, 0, 4096, 64, 2048, 0},
     {"decode tensorwise e4m3, fast, bias, n = 40", 0, 0, 0, 1, 1, 776, 40, 528, 0},
     {"decode rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528, 0},
+    /* bucket edges (n = 8 | 9, 16 | 17, 32 | 33), ragged k under a split,
+     * n = 17..32 unsplit */
+    {"decode rowwise e4m3, fast, n = 8", 0, 0, 1, 1, 0, 2048, 8, 512, 0},
+    {"decode tensorwise e4m3, promoted, n = 9, ragged k, split 4", 0, 0, 0, 0, 0, 4096, 9, 4112, 0},
+    {"decode rowwise e4m3 x e5m2, promoted, bias, n = 17, ragged k, split 4", 0, 1, 1, 0, 1, 4096,
+     17, 2064, 0},
+    {"decode tensorwise e5m2 x e4m3, fast, n = 33, split 2", 1, 0, 0, 1, 0, 2048, 33, 1040, 0},
+    {"decode rowwise e4m3, fast, n = 32, unsplit", 0, 0, 1, 1, 0, 28672, 32, 1024, 0},
     {"decode rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1},
 };
 

@@ -1,4 +1,5 @@
 /* gs_dispatch with hand-filled devices and problems (no GPU needed). */
+#include "fp8_tiles.h"
 #include "gs_dispatch.h"
 #include "gs_kernels.h"
 #include "dispatch_fixtures.h"
@@ -343,7 +344,8 @@ static void registry(void)
         total += gs_family_at(i)->n_configs;
     CHECK_EQ_INT(gs_candidate_count(), total);
     const gs_family_t *fp8 = gs_family_find("fp8");
-    CHECK_EQ_INT(gs_candidate_count(), 2 + (fp8 ? fp8->n_configs : 0) +
+    CHECK(fp8 != NULL && fp8->n_configs == GS_FP8_CONFIG_COUNT);
+    CHECK_EQ_INT(gs_candidate_count(), 2 + GS_FP8_CONFIG_COUNT +
                                            GS_PINGPONG_CONFIG_COUNT); /* skinny, sgemm_simt */
     CHECK(gs_candidate_count() <= GS_CANDIDATES_MAX);
     int next = 0;

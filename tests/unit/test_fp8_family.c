@@ -370,6 +370,12 @@ static void decode_plans(void)
         {1000, 13, 272, 1, 128, 1, "fp8_decode_ring_n16_ck1"},
         {2048, 29, 1024, 2, 128, 2, "fp8_decode_ring_n32_ck2"},
         {776, 40, 528, 3, 256, 1, "fp8_decode_ring_n64_ck1"},
+        /* test_fp8_tiles' bucket edges */
+        {2048, 8, 512, 0, 128, 1, "fp8_decode_ring_n8_ck1"}, /* 4 stages: no split */
+        {4096, 9, 4112, 1, 128, 4, "fp8_decode_ring_n16_ck4"},
+        {4096, 17, 2064, 2, 128, 4, "fp8_decode_ring_n32_ck4"}, /* 17 stages: not 8 ways */
+        {2048, 33, 1040, 3, 256, 2, "fp8_decode_ring_n64_ck2"},
+        {28672, 32, 1024, 2, 128, 1, "fp8_decode_ring_n32_ck1"},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
         p = fp8_tn(shapes[i].m, shapes[i].n, shapes[i].k);
@@ -422,6 +428,11 @@ static void decode_plans(void)
         {4096, 64, 14336, "fp8_decode_wg_n64_ck4"},
         {14336, 64, 4096, "fp8_decode_wg_n64_ck1"},
         {776, 40, 528, "fp8_decode_wg_n64_ck1"},
+        /* test_fp8_tiles' bucket edges */
+        {4096, 9, 4112, "fp8_decode_wg_n16_ck2"},
+        {4096, 17, 2064, "fp8_decode_wg_n32_ck4"},
+        {2048, 33, 1040, "fp8_decode_wg_n64_ck2"},
+        {28672, 32, 1024, "fp8_decode_wg_n32_ck1"},
     };
     for (size_t i = 0; i < sizeof wgs / sizeof wgs[0]; ++i) {
         p = fp8_tn(wgs[i].m, wgs[i].n, wgs[i].k);
@@ -436,6 +447,10 @@ static void decode_plans(void)
     }
     p = fp8_tn(776, 65, 528);
     CHECK_STR_EQ(gs_fp8_refusal(&p.cls, h100(), wg), "n above 64 (the decode ring's)");
+    /* k whose stage count overflows the rings' int */
+    p = fp8_tn(776, 16, ((int64_t)1 << 31) - 64);
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, h100(), wg), "k too large for the ring's stage count");
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, h100(), cfg), "k too large for the ring's stage count");
 
     /* the largest bucket's shared memory, where a device has less */
     gs_device_t small = *h100();
