@@ -226,10 +226,12 @@ static int same_layout(const layout_t *x, const layout_t *y)
 }
 
 /* The FP8 subset's conditions that no listed reason covers (each one a
- * call cuBLASLt itself refuses, or, for C, one the family does not make:
- * it computes in place on D). */
+ * call cuBLASLt's algorithms refuse). A C apart from D is not one of them:
+ * with beta known to be 0 on the host it is never read, and the family
+ * computes in place on D (torch._scaled_mm passes its A as that C); with
+ * any other beta the list already says "C != D with beta != 0". */
 static void fp8_outside(gs_call_t *c, const layout_t *la, const layout_t *lb,
-                        const layout_t *ld, const gs_lt_args_t *a)
+                        const layout_t *ld)
 {
     const gs_dtype_t at = gs_dtype_from_cuda((int)la->type), bt = gs_dtype_from_cuda((int)lb->type),
                      dt = gs_dtype_from_cuda((int)ld->type);
@@ -239,8 +241,6 @@ static void fp8_outside(gs_call_t *c, const layout_t *la, const layout_t *lb,
         not_for_algos(c, "D neither bf16, fp16 nor fp32");
     if (c->compute_type != CUBLAS_COMPUTE_32F)
         not_for_algos(c, "compute type not 32F");
-    if (a->C != a->D)
-        not_for_algos(c, "C apart from D");
 }
 
 static void describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t *c);
@@ -370,5 +370,5 @@ static void describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t 
         unroutable(c, "C != D with beta != 0");
     }
     if (fp8)
-        fp8_outside(c, &la, &lb, &ld, a);
+        fp8_outside(c, &la, &lb, &ld);
 }

@@ -132,6 +132,12 @@ static void c_apart(lt_case_t *t)
     tensorwise(t, E4, E4, BF);
     t->args.C = (const void *)(uintptr_t)0x4000000; /* beta 0: C unread, yet apart */
 }
+/* beta on the device: it may be nonzero, and C would be read */
+static void c_apart_device_beta(lt_case_t *t)
+{
+    c_apart(t);
+    lt_set_i32(t, CUBLASLT_MATMUL_DESC_POINTER_MODE, CUBLASLT_POINTER_MODE_DEVICE);
+}
 static void vec128(lt_case_t *t)
 {
     tensorwise(t, E4, E4, BF);
@@ -194,7 +200,7 @@ static void beyond_the_subset(void)
         {"D out scale set", d_out_scale},
         {"AMAX_D set", amax},
         {"C and D types differ", c_type},
-        {"C apart from D", c_apart},
+        {"C != D with beta != 0", c_apart_device_beta},
         {"scale modes A=VEC128_32F B=SCALAR_32F", vec128},
         {"scale modes A=SCALAR_32F B=BLK128x128_32F", blk128},
         {"scale modes A=VEC32_UE8M0 B=VEC32_UE8M0", mxfp8},
@@ -225,8 +231,12 @@ static void beyond_the_subset(void)
     amax(&t);
     lt_describe(&t, &c);
     CHECK(c.lt_algos_why == NULL);
+    /* C apart from D with a host beta of 0, as torch._scaled_mm calls (its A
+     * as a C never read): of the subset, nothing beside the list */
     c_apart(&t);
     lt_describe(&t, &c);
+    CHECK_EQ_INT(c.lt_algos_only, 1);
+    CHECK(c.lt_algos_why == NULL);
     CHECK_STR_EQ(c.lt_unroutable, "fp8 operands; scale modes A=SCALAR_32F B=SCALAR_32F");
     /* not FP8: never of the subset, nothing beside the list */
     lt_case(&t, BF, BF, BF, BF);
