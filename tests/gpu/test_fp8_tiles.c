@@ -2,7 +2,7 @@
  * cublasLtMatmul calls as torch._scaled_mm makes them (TN, e4m3 / e5m2
  * operands, bf16 D in place, beta 0), ragged m, n and k, tensorwise and
  * rowwise scales, fast accumulation on and off, with and without the BIAS
- * epilogue. Run with GEMMSHIM_FP8_TILES=1 GEMMSHIM_POLICY=eligible
+ * epilogue, NaN and Inf in the operands. Run with GEMMSHIM_FP8_TILES=1 GEMMSHIM_POLICY=eligible
  * GEMMSHIM_KERNELS=one of the family's configurations (run_gpu_test.sh
  * fp8_tiles runs each; the decode ring with GEMMSHIM_FP8_TEST_DECODE=1,
  * its own cases). Each case is
@@ -32,19 +32,25 @@ typedef struct fp8_case {
     int bias;    /* BIAS epilogue, bf16 */
     int m, n, k;
     int refused; /* cuBLASLt refuses it: the shim must answer the same, D untouched */
+    /* a NaN planted in A (row m/3) and in B an Inf (e5m2) or a NaN (column
+     * n/2): D's NaN and Inf must sit where cuBLASLt's do, with the same
+     * signs; the finite rest is held to the error bound as usual */
+    int poison;
 } fp8_case_t;
 
 static const fp8_case_t cases[] = {
-    {"tensorwise e4m3, promoted, long k", 0, 0, 0, 0, 0, 1000, 520, 4112, 0},
-    {"tensorwise e4m3, fast accumulation", 0, 0, 0, 1, 0, 1000, 520, 4112, 0},
-    {"rowwise e4m3, promoted, bias", 0, 0, 1, 0, 1, 776, 333, 272, 0},
-    {"rowwise e5m2 x e4m3, fast, bias", 1, 0, 1, 1, 1, 136, 129, 16, 0},
-    {"tensorwise e4m3 x e5m2, promoted, bias, ragged tile", 0, 1, 0, 0, 1, 1000, 77, 160, 0},
-    {"rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528, 0},
-    {"tensorwise e4m3, promoted, many tiles", 0, 0, 0, 0, 0, 4096, 2304, 1024, 0},
+    {"tensorwise e4m3, promoted, long k", 0, 0, 0, 0, 0, 1000, 520, 4112, 0, 0},
+    {"tensorwise e4m3, fast accumulation", 0, 0, 0, 1, 0, 1000, 520, 4112, 0, 0},
+    {"rowwise e4m3, promoted, bias", 0, 0, 1, 0, 1, 776, 333, 272, 0, 0},
+    {"rowwise e5m2 x e4m3, fast, bias", 1, 0, 1, 1, 1, 136, 129, 16, 0, 0},
+    {"tensorwise e4m3 x e5m2, promoted, bias, ragged tile", 0, 1, 0, 0, 1, 1000, 77, 160, 0, 0},
+    {"rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528, 0, 0},
+    {"tensorwise e4m3, promoted, many tiles", 0, 0, 0, 0, 0, 4096, 2304, 1024, 0, 0},
     /* m not a multiple of 8: cuBLASLt answers 15, and so must the shim */
-    {"tensorwise e4m3, bias, m = 777", 0, 0, 0, 0, 1, 777, 333, 272, 1},
-    {"rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1},
+    {"tensorwise e4m3, bias, m = 777", 0, 0, 0, 0, 1, 777, 333, 272, 1, 0},
+    {"rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1, 0},
+    {"tensorwise e4m3 x e5m2, promoted, bias, NaN and Inf planted", 0, 1, 0, 0, 1, 1000, 520, 512,
+     0, 1},
 };
 
 /* GEMMSHIM_FP8_TEST_DECODE=1 (with GEMMSHIM_KERNELS=fp8_decode_ring or
@@ -55,23 +61,26 @@ static const fp8_case_t cases[] = {
  * ragged m, n and k, both scale modes, both accumulations, bias, mixed
  * types, and cuBLASLt's refusal. */
 static const fp8_case_t decode_cases[] = {
-    {"decode tensorwise e4m3, fast, n = 1, split 4", 0, 0, 0, 1, 0, 4096, 1, 14336, 0},
-    {"decode rowwise e4m3, promoted, bias, n = 16, split 2", 0, 0, 1, 0, 1, 6144, 16, 4096, 0},
-    {"decode rowwise e5m2 x e4m3, fast, ragged m n k", 1, 0, 1, 1, 0, 1000, 13, 272, 0},
+    {"decode tensorwise e4m3, fast, n = 1, split 4", 0, 0, 0, 1, 0, 4096, 1, 14336, 0, 0},
+    {"decode rowwise e4m3, promoted, bias, n = 16, split 2", 0, 0, 1, 0, 1, 6144, 16, 4096, 0, 0},
+    {"decode rowwise e5m2 x e4m3, fast, ragged m n k", 1, 0, 1, 1, 0, 1000, 13, 272, 0, 0},
     {"decode tensorwise e4m3 x e5m2, promoted, bias, n = 29, split 8", 0, 1, 0, 0, 1, 2048, 29, 4096,
-     0},
-    {"decode rowwise e4m3, promoted, n = 64, split 4", 0, 0, 1, 0, 0, 4096, 64, 2048, 0},
-    {"decode tensorwise e4m3, fast, bias, n = 40", 0, 0, 0, 1, 1, 776, 40, 528, 0},
-    {"decode rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528, 0},
+     0, 0},
+    {"decode rowwise e4m3, promoted, n = 64, split 4", 0, 0, 1, 0, 0, 4096, 64, 2048, 0, 0},
+    {"decode tensorwise e4m3, fast, bias, n = 40", 0, 0, 0, 1, 1, 776, 40, 528, 0, 0},
+    {"decode rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528, 0, 0},
     /* bucket edges (n = 8 | 9, 16 | 17, 32 | 33), ragged k under a split,
      * n = 17..32 unsplit */
-    {"decode rowwise e4m3, fast, n = 8", 0, 0, 1, 1, 0, 2048, 8, 512, 0},
-    {"decode tensorwise e4m3, promoted, n = 9, ragged k, split 4", 0, 0, 0, 0, 0, 4096, 9, 4112, 0},
+    {"decode rowwise e4m3, fast, n = 8", 0, 0, 1, 1, 0, 2048, 8, 512, 0, 0},
+    {"decode tensorwise e4m3, promoted, n = 9, ragged k, split 4", 0, 0, 0, 0, 0, 4096, 9, 4112, 0, 0},
     {"decode rowwise e4m3 x e5m2, promoted, bias, n = 17, ragged k, split 4", 0, 1, 1, 0, 1, 4096,
-     17, 2064, 0},
-    {"decode tensorwise e5m2 x e4m3, fast, n = 33, split 2", 1, 0, 0, 1, 0, 2048, 33, 1040, 0},
-    {"decode rowwise e4m3, fast, n = 32, unsplit", 0, 0, 1, 1, 0, 28672, 32, 1024, 0},
-    {"decode rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1},
+     17, 2064, 0, 0},
+    {"decode tensorwise e5m2 x e4m3, fast, n = 33, split 2", 1, 0, 0, 1, 0, 2048, 33, 1040, 0, 0},
+    {"decode rowwise e4m3, fast, n = 32, unsplit", 0, 0, 1, 1, 0, 28672, 32, 1024, 0, 0},
+    {"decode tensorwise e4m3 x e5m2, promoted, NaN and Inf planted, split", 0, 1, 0, 0, 0, 4096, 16,
+     4096, 0, 1},
+    {"decode rowwise e4m3, fast, bias, NaN planted, split", 0, 0, 1, 1, 1, 2048, 29, 4096, 0, 1},
+    {"decode rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1, 0},
 };
 
 /* GEMMSHIM_FP8_TEST_OURS_ONLY=1: the shim's side only, each case against
@@ -130,6 +139,11 @@ static int run_case(cublasLtHandle_t lt, const fp8_case_t *x, set_mode_fn set_mo
         sb[i] = (float)(1.25 + 0.75 * gu_uniform());
     for (size_t i = 0; i < m; ++i)
         hbias[i] = gu_f32_to_bf16((float)gu_uniform());
+    if (x->poison) {
+        /* 0x7f is NaN in both formats; 0x7c is e5m2's +Inf (e4m3 has none) */
+        hA[(m / 3) * k + 5 % k] = 0x7f;
+        hB[(n / 2) * k + 7 % k] = x->b_e5m2 ? 0x7c : 0x7f;
+    }
     reference(x, hA, hB, sa, sb, hbias, ref);
 
     void *A, *B, *D, *bias;
@@ -153,6 +167,8 @@ static int run_case(cublasLtHandle_t lt, const fp8_case_t *x, set_mode_fn set_mo
 
     const float alpha = 1.0f, beta = 0.0f;
     double err[2] = {0.0, 0.0}; /* cuBLASLt's, ours */
+    uint16_t *theirs = malloc(m * n * sizeof(uint16_t)); /* cuBLASLt's D, packed */
+    size_t mask_off = 0;                                /* non-finite elements out of place */
     cublasStatus_t refused_st = CUBLAS_STATUS_SUCCESS;
     char route[128] = "";
     int bad = 0;
@@ -199,7 +215,35 @@ static int run_case(cublasLtHandle_t lt, const fp8_case_t *x, set_mode_fn set_mo
         /* D's m rows, packed (the padding rows past m are never written) */
         for (size_t j = 0; j < n; ++j)
             memmove(out + j * m, out + j * ldd, m * sizeof(uint16_t));
-        err[ours] = gu_bf16_rel_err(ref, out, m * n);
+        if (!x->poison) {
+            err[ours] = gu_bf16_rel_err(ref, out, m * n);
+            continue;
+        }
+        /* NaN and Inf where cuBLASLt put them (ours alone: where the
+         * reference has them); the error over the elements finite there */
+        if (!ours)
+            memcpy(theirs, out, m * n * sizeof(uint16_t));
+        double num = 0.0, den = 0.0;
+        for (size_t i = 0; i < m * n; ++i) {
+            const double v = gu_bf16_to_f32(out[i]);
+            const double want = ours && !ours_only ? gu_bf16_to_f32(theirs[i]) : ref[i];
+            if (isfinite(want) != isfinite(v) || isnan(want) != isnan(v) ||
+                (isinf(want) && (want > 0) != (v > 0))) {
+                mask_off += ours;
+                continue;
+            }
+            if (isfinite(v) && isfinite(ref[i])) {
+                num += (v - ref[i]) * (v - ref[i]);
+                den += ref[i] * ref[i];
+            }
+        }
+        err[ours] = den > 0.0 ? sqrt(num / den) : sqrt(num);
+    }
+    free(theirs);
+    if (x->poison && !bad && mask_off) {
+        printf("FAIL: %s: %zu elements NaN or Inf where cuBLASLt's are not, or the reverse\n",
+               x->name, mask_off);
+        bad = 1;
     }
     const double limit = 2.0 * err[0] > FLOOR ? 2.0 * err[0] : FLOOR;
     if (x->refused) {
