@@ -86,31 +86,22 @@ static int decode_cluster(int64_t m, int64_t k, const struct decode_shape *sh, i
 }
 
 /* The decode kernel's name: ring, bucket and split, as the shim logs it */
+#define GS_DECODE_BUCKET_NAMES(RING, N)                                                     \
+    {"fp8_decode_" RING "_n" N "_ck1", "fp8_decode_" RING "_n" N "_ck2",                      \
+     "fp8_decode_" RING "_n" N "_ck4", "fp8_decode_" RING "_n" N "_ck8"}
+#define GS_DECODE_NAMES(RING)                                                               \
+    {GS_DECODE_BUCKET_NAMES(RING, "8"), GS_DECODE_BUCKET_NAMES(RING, "16"),                  \
+     GS_DECODE_BUCKET_NAMES(RING, "32"), GS_DECODE_BUCKET_NAMES(RING, "64")}
 static const char *decode_name(int config, int bucket, int cluster)
 {
-    static const char *const wg[GS_FP8_DECODE_BUCKETS][4] = {
-        {"fp8_decode_wg_n8_ck1", "fp8_decode_wg_n8_ck2", "fp8_decode_wg_n8_ck4",
-         "fp8_decode_wg_n8_ck8"}, /* never planned: can_implement */
-        {"fp8_decode_wg_n16_ck1", "fp8_decode_wg_n16_ck2", "fp8_decode_wg_n16_ck4",
-         "fp8_decode_wg_n16_ck8"},
-        {"fp8_decode_wg_n32_ck1", "fp8_decode_wg_n32_ck2", "fp8_decode_wg_n32_ck4",
-         "fp8_decode_wg_n32_ck8"},
-        {"fp8_decode_wg_n64_ck1", "fp8_decode_wg_n64_ck2", "fp8_decode_wg_n64_ck4",
-         "fp8_decode_wg_n64_ck8"},
-    };
-    static const char *const names[GS_FP8_DECODE_BUCKETS][4] = {
-        {"fp8_decode_ring_n8_ck1", "fp8_decode_ring_n8_ck2", "fp8_decode_ring_n8_ck4",
-         "fp8_decode_ring_n8_ck8"},
-        {"fp8_decode_ring_n16_ck1", "fp8_decode_ring_n16_ck2", "fp8_decode_ring_n16_ck4",
-         "fp8_decode_ring_n16_ck8"},
-        {"fp8_decode_ring_n32_ck1", "fp8_decode_ring_n32_ck2", "fp8_decode_ring_n32_ck4",
-         "fp8_decode_ring_n32_ck8"},
-        {"fp8_decode_ring_n64_ck1", "fp8_decode_ring_n64_ck2", "fp8_decode_ring_n64_ck4",
-         "fp8_decode_ring_n64_ck8"},
-    };
+    /* the wgmma ring's n8 names are never planned (can_implement) */
+    static const char *const names[2][GS_FP8_DECODE_BUCKETS][4] = {GS_DECODE_NAMES("ring"),
+                                                                   GS_DECODE_NAMES("wg")};
     const int c = cluster >= 8 ? 3 : cluster >= 4 ? 2 : cluster >= 2 ? 1 : 0;
-    return config == GS_FP8_DECODE_WG ? wg[bucket][c] : names[bucket][c];
+    return names[config == GS_FP8_DECODE_WG][bucket][c];
 }
+#undef GS_DECODE_NAMES
+#undef GS_DECODE_BUCKET_NAMES
 
 const char *gs_fp8_name(int cfg)
 {

@@ -57,6 +57,10 @@ case $what in
     # default rule gives it few of the random shapes (the test fails if none)
     GEMMSHIM_DEV_SKINNY_WS=4 "$bin/test_skinny_bias"; rc=$?
     [ $rc -eq 0 ] || { echo "FAIL: test_skinny_bias (GEMMSHIM_DEV_SKINNY_WS=4) rc=$rc"; fails=$((fails + 1)); }
+    # the sm_90 mma.sync ring (skinny_ring_tn), which the wgmma ring replaces
+    # by default and the FP8 decode ring shares its main loop with
+    GEMMSHIM_DEV_SKINNY_WG=0 "$bin/test_skinny_bias"; rc=$?
+    [ $rc -eq 0 ] || { echo "FAIL: test_skinny_bias (GEMMSHIM_DEV_SKINNY_WG=0) rc=$rc"; fails=$((fails + 1)); }
     [ $fails -eq 0 ] || exit 1
     ;;
   lt)

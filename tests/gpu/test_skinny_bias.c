@@ -48,6 +48,7 @@ static double tolerance(gs_dtype_t out, int k)
 }
 
 static int passed, failed, ws_cases; /* ws_cases: calls that ran a workspace split */
+static int ring_cases;                /* calls planned on a ring kernel (skinny_ring_*) */
 
 static void check(int ok, const bias_case_t *c, const char *what, double detail)
 {
@@ -162,6 +163,7 @@ static void run_case(const bias_case_t *c, const gs_device_t *d, float *d_scalar
 
     gs_problem_classify(&p);
     check(gs_skinny_can_implement(&p.cls, d), c, "can_implement", 0);
+    ring_cases += !strncmp(gs_skinny_name(&p, d), "skinny_ring_", 12);
     /* A workspace split (GEMMSHIM_DEV_SKINNY_WS) gets its workspace, zeroed as
      * the shim's is, and must leave its counters zero. */
     const size_t ws = gs_skinny_workspace_bytes(&p, d);
@@ -289,7 +291,16 @@ int main(void)
         run_case(&c, &d, d_scalars);
         ++cases;
     }
-    printf("test_skinny_bias: %d cases, %d ran a workspace split\n", cases, ws_cases);
+    printf("test_skinny_bias: %d cases, %d on a ring kernel, %d ran a workspace split\n", cases,
+           ring_cases, ws_cases);
+    /* GEMMSHIM_DEV_SKINNY_WG=0 on cc 9.0: the ring calls run the mma.sync
+     * ring (skinny_ring_tn) instead of the wgmma one; none would leave it
+     * unchecked. */
+    const char *wg_env = getenv("GEMMSHIM_DEV_SKINNY_WG");
+    if (wg_env && !strcmp(wg_env, "0") && d.cc_major == 9 && d.cc_minor == 0 && ring_cases == 0) {
+        printf("FAIL: GEMMSHIM_DEV_SKINNY_WG=0 but no case ran the mma.sync ring\n");
+        ++failed;
+    }
     /* Forced on (GEMMSHIM_DEV_SKINNY_WS) where the wgmma ring runs (cc 9.0), the
      * split must have been reached, or this run checked nothing of it. */
     const char *ws_env = getenv("GEMMSHIM_DEV_SKINNY_WS");
