@@ -1,10 +1,9 @@
-/* The FP8 decode kernels: the skinny family's two shared-memory rings with
- * 8-bit operands and cuBLASLt's A and B scales. fp8_decode_tn: the mma.sync
- * ring (kernels/skinny/skinny_ring_kernel.cuh: TMA producer warp, consumer
- * warps on mma.sync, the cluster's k split reduced in rank order) with an
- * epilogue of its own. The wgmma ring (skinny_ring_wg_tn,
- * kernels/skinny/skinny_ring_wg_kernel.cuh) runs unchanged on fp8_pair
- * operands: the specializations below give it FP8 wgmmas and the scales. */
+/* The FP8 decode kernels: the skinny family's two shared-memory rings, run
+ * unchanged on 8-bit operands. skinny_ring_tn (mma.sync,
+ * kernels/skinny/skinny_ring_kernel.cuh) and skinny_ring_wg_tn (wgmma,
+ * kernels/skinny/skinny_ring_wg_kernel.cuh) take an operand type; for
+ * fp8_pair the specializations below give them FP8 MMAs and cuBLASLt's A and
+ * B scales on the final sums. */
 #ifndef GS_FP8_DECODE_KERNEL_CUH
 #define GS_FP8_DECODE_KERNEL_CUH
 
@@ -48,13 +47,46 @@ static_assert(GS_FP8_DECODE_BUCKETS == 4 && GS_FP8_DECODE_MAX_N == Fp8DecN64::N_
 static_assert(GS_FP8_DECODE_MAX_CLUSTER <= SKINNY_MAX_CLUSTER,
               "sum_fragments_in_order adds at most SKINNY_MAX_CLUSTER parts");
 
-/* One k32 step of the ring's consumer loop with 8-bit operands (A: the
- * weights' type, B: the tokens'). The loop starts each 64-wide chunk's two
- * steps from zero and adds them to the fp32 sums, so partial sums are
- * promoted every 64 of k whether or not the call asked for fast
- * accumulation (cuBLASLt's bar is every 128 or better). */
-template <bool AE5, bool BE5>
-struct fp8_mma {
+/* The 8-bit operand pair of the rings: weights (A) e5m2 if AE5 else e4m3,
+ * tokens (B) likewise. */
+template <bool AE5, bool BE5> struct fp8_pair {
+    using TA = typename std::conditional<AE5, __nv_fp8_e5m2, __nv_fp8_e4m3>::type;
+    using TB = typename std::conditional<BE5, __nv_fp8_e5m2, __nv_fp8_e4m3>::type;
+};
+
+/* The factors of a lane's final sums, which both rings keep in the m16n8
+ * fragment layout: row_of(mt, h) is the row of half h (0: g, 1: g + 8) of
+ * m16 block mt, and its n8 tile nt has columns nt*8 + 2 (lane % 4) + {0, 1}.
+ * Sum (mt, nt, e) takes sa[mt][e >> 1] * sb[nt][e & 1]: four scale reads
+ * per block and tile, not two per sum. False (nothing read) without
+ * scales. The rings scale each block's sums before a cluster adds them:
+ * a cluster's partial sums of one output all take the same factor. */
+template <int MT, int NT, class RowOf>
+__device__ __forceinline__ bool fragment_scales(float (&sa)[MT][2], float (&sb)[NT][2],
+                                                const skinny_params &prm,
+                                                const skinny_scales &sc, int lane, RowOf row_of)
+{
+    if (!sc.a && !sc.b)
+        return false;
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+            sa[mt][h] = scale_at(sc.a, sc.a_vec, row_of(mt, h), prm.m);
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+        for (int q = 0; q < 2; ++q)
+            sb[nt][q] = scale_at(sc.b, sc.b_vec, nt * 8 + 2 * (lane % 4) + q, prm.n);
+    return true;
+}
+
+/* The mma.sync ring with 8-bit operands: one 32-byte k step is k32
+ * (m16n8k32). Its loop starts each 64-byte chunk's two steps from zero and
+ * adds them to fp32 sums, so partial sums are promoted every 64 of k
+ * whether or not the call asked for fast accumulation (cuBLASLt's bar is
+ * every 128 or better). */
+template <bool AE5, bool BE5> struct mma_op<fp8_pair<AE5, BE5>> {
     static __device__ __forceinline__ void run(float (&d)[4], uint32_t a0, uint32_t a1,
                                                uint32_t a2, uint32_t a3, uint32_t b0,
                                                uint32_t b1)
@@ -63,11 +95,29 @@ struct fp8_mma {
     }
 };
 
-/* The 8-bit operand pair of the wgmma ring: weights (A) e5m2 if AE5 else
- * e4m3, tokens (B) likewise. */
-template <bool AE5, bool BE5> struct fp8_pair {
-    using TA = typename std::conditional<AE5, __nv_fp8_e5m2, __nv_fp8_e4m3>::type;
-    using TB = typename std::conditional<BE5, __nv_fp8_e5m2, __nv_fp8_e4m3>::type;
+/* Its scales: acc[mt][nt] of lane (g, t) of consumer warp w holds rows
+ * row0 + w WARP_M + mt 16 + g (+8) (skinny_ring_kernel.cuh). */
+template <bool AE5, bool BE5> struct ring_scales<fp8_pair<AE5, BE5>> {
+    template <class Cfg>
+    static __device__ __forceinline__ void apply(float (&acc)[Cfg::M_TILES][Cfg::N_TILES][4],
+                                                 const skinny_params &prm,
+                                                 const skinny_scales &sc, int row0, int warp,
+                                                 int lane)
+    {
+        constexpr int MT = Cfg::M_TILES, NT = Cfg::N_TILES;
+        float sa[MT][2], sb[NT][2];
+        if (!fragment_scales(sa, sb, prm, sc, lane, [&](int mt, int h) {
+                return row0 + warp * Cfg::WARP_M + mt * 16 + lane / 4 + 8 * h;
+            }))
+            return;
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    acc[mt][nt][e] *= sa[mt][e >> 1] * sb[nt][e & 1];
+    }
 };
 
 /* One 32-byte k step of the wgmma ring: k32 of 8-bit operands. The ring
@@ -83,113 +133,30 @@ template <bool AE5, bool BE5, int N> struct wg_ring_mma<fp8_pair<AE5, BE5>, N> {
     }
 };
 
-/* The final sums times scale_a(row) * scale_b(column), before the ring's
- * epilogue adds alpha and the bias: register 4 nt + e of m64 block mt of
- * consumer warp w holds row (w/4) WG_ROWS + mt 64 + (w%4) 16 + l/4 (+8 for
- * e >= 2), column 8 nt + 2 (l%4) + (e&1) (skinny_ring_wg_kernel.cuh). A
- * cluster's blocks scale their partial sums before the rank-order sum. */
+/* The wgmma ring's scales: register 4 nt + e of m64 block mt of consumer
+ * warp w holds row (w/4) WG_ROWS + mt 64 + (w%4) 16 + l/4 (+8 for e >= 2),
+ * column 8 nt + 2 (l%4) + (e&1) (skinny_ring_wg_kernel.cuh). */
 template <bool AE5, bool BE5> struct wg_ring_scales<fp8_pair<AE5, BE5>> {
     template <class Cfg, int WG_ROWS, class Acc>
     static __device__ __forceinline__ void apply(Acc &acc, const skinny_params &prm,
                                                  const skinny_scales &sc, int row0, int warp,
                                                  int lane)
     {
-        if (!sc.a && !sc.b)
+        constexpr int MT = Cfg::M_TILES, NT = Cfg::N_TILES;
+        float sa[MT][2], sb[NT][2];
+        if (!fragment_scales(sa, sb, prm, sc, lane, [&](int mt, int h) {
+                return row0 + (warp / 4) * WG_ROWS + mt * 64 + (warp % 4) * 16 + lane / 4 + 8 * h;
+            }))
             return;
 #pragma unroll
-        for (int mt = 0; mt < Cfg::M_TILES; ++mt)
+        for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-            for (int nt = 0; nt < Cfg::N_TILES; ++nt)
+            for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const int r = row0 + (warp / 4) * WG_ROWS + mt * 64 + (warp % 4) * 16 +
-                                  lane / 4 + (e >> 1) * 8;
-                    const int c = nt * 8 + 2 * (lane % 4) + (e & 1);
-                    acc[mt][4 * nt + e] *=
-                        scale_at(sc.a, sc.a_vec, r, prm.m) * scale_at(sc.b, sc.b_vec, c, prm.n);
-                }
+                for (int e = 0; e < 4; ++e)
+                    acc[mt][4 * nt + e] *= sa[mt][e >> 1] * sb[nt][e & 1];
     }
 };
-
-/* Block = WARPS consumer warps + one producer warp on BLOCK_M weight rows
- * and all tokens; a cluster's blocks split k (skinny_ring_kernel.cuh).
- * D(r, c) = alpha * (sum * (scale_a(r) * scale_b(c))) + bias(r), rounded
- * once to bf16, as the FP8 tiles compute it (beta is zero: can_implement). */
-template <class Cfg, bool AE5, bool BE5, bool CLUSTER>
-__global__ void __launch_bounds__(Cfg::THREADS, Cfg::CTAS_PER_SM)
-fp8_decode_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap_a,
-              const __grid_constant__ CUtensorMap tmap_b, const skinny_scales sc)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    constexpr int MT = Cfg::M_TILES, NT = Cfg::N_TILES, W = Cfg::WARPS;
-    constexpr int PRODUCER = W; /* warp index of the producer */
-    extern __shared__ unsigned char smem_raw[];
-    const RingBlock rb = ring_block_setup<Cfg, CLUSTER>(prm, smem_raw, &tmap_a, &tmap_b);
-    unsigned char *const smem = rb.smem;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    /* programmatic dependent launch: nothing in global memory is read
-     * before the previous grid completed */
-    griddepcontrol_wait();
-    __syncthreads(); /* barrier initialisation visible to all */
-
-    const float alpha = prm.alpha;
-    const int stages = alpha != 0.0f ? rb.s_end - rb.s_begin : 0; /* alpha == 0 reads nothing */
-
-    float acc[MT][NT][4];
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-            for (int e = 0; e < 4; ++e)
-                acc[mt][nt][e] = 0.0f;
-
-    if (warp == PRODUCER) {
-        if (lane == 0 && stages > 0)
-            ring_produce<Cfg>(smem, rb.full, rb.empty, &tmap_a, &tmap_b, stages, rb.s_begin,
-                              rb.row0, 0);
-    } else {
-        ring_consume<Cfg, fp8_mma<AE5, BE5>>(acc, smem, rb.full, rb.empty, warp, lane, stages);
-    }
-
-    /* acc[mt][nt] of lane (g, t) of consumer warp w holds rows
-     * w*WARP_M + mt*16 + g (+8) and columns nt*8 + 2t (+1) */
-    __nv_bfloat16 *const C = static_cast<__nv_bfloat16 *>(prm.C);
-    const __nv_bfloat16 *const bias = static_cast<const __nv_bfloat16 *>(prm.bias);
-    auto store = [&](int w, int mt, int nt, int l, const float (&v)[4]) {
-        const int row = rb.row0 + w * Cfg::WARP_M + mt * 16 + l / 4, col = nt * 8 + 2 * (l % 4);
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const int r = row + (e >> 1) * 8, c = col + (e & 1);
-            if (r < prm.m && c < prm.n) {
-                const float s =
-                    scale_at(sc.a, sc.a_vec, r, prm.m) * scale_at(sc.b, sc.b_vec, c, prm.n);
-                float out = alpha * (v[e] * s);
-                if (bias)
-                    out += __bfloat162float(bias[r]);
-                C[r + (int64_t)c * prm.ldc] = __float2bfloat16_rn(out);
-            }
-        }
-    };
-    if constexpr (!CLUSTER) {
-        if (warp != PRODUCER)
-#pragma unroll
-            for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-                for (int nt = 0; nt < NT; ++nt)
-                    store(warp, mt, nt, lane, acc[mt][nt]);
-    } else {
-        cluster_reduce_store<Cfg>(
-            smem, warp, lane, rb.rank, rb.cluster,
-            [&](int mt, int nt) {
-                return make_float4(acc[mt][nt][0], acc[mt][nt][1], acc[mt][nt][2], acc[mt][nt][3]);
-            },
-            store);
-    }
-#else
-    __trap(); /* sm_90 only; the host never launches it elsewhere */
-#endif
-}
 
 } // namespace
 

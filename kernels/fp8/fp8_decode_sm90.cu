@@ -64,7 +64,7 @@ constexpr auto kernel_of()
         return &skinny_ring_wg_tn<Cfg, fp8_pair<AE5, BE5>, __nv_bfloat16,
                                   CLUSTER ? SPLIT_CLUSTER : SPLIT_NONE>;
     else
-        return &fp8_decode_tn<Cfg, AE5, BE5, CLUSTER>;
+        return &skinny_ring_tn<Cfg, fp8_pair<AE5, BE5>, __nv_bfloat16, CLUSTER>;
 }
 
 /* WG: the wgmma ring, else the mma.sync one */

@@ -176,4 +176,15 @@ struct skinny_params {
     int bias_type;                     /* gs_dtype_t */
 };
 
+/* cuBLASLt's A and B scale factors where the operands are 8-bit (the FP8
+ * decode, kernels/fp8): device pointers (null: none), *_vec: one factor
+ * per weight row (m) / token (n), else one for the matrix. A parameter of
+ * the ring kernels of its own (skinny_params is the register kernel's too,
+ * and a larger one changed its register allocation); {0} for 16-bit
+ * calls. */
+struct skinny_scales {
+    const float *a, *b;
+    int a_vec, b_vec;
+};
+
 #endif /* GS_SKINNY_CONFIG_H */

@@ -108,7 +108,8 @@ cudaError_t ring_launch(const gs_problem_t *p, const gs_device_t *d, const skinn
     lc.stream = static_cast<cudaStream_t>(p->stream);
     cudaLaunchAttribute attr[2];
     gs_set_launch_attrs(lc, attr, false, pl.cluster, pl.pdl);
-    return cudaLaunchKernelEx(&lc, pl.cluster > 1 ? k_cluster : k_plain, prm, ta, tb);
+    const skinny_scales unscaled = {nullptr, nullptr, 0, 0};
+    return cudaLaunchKernelEx(&lc, pl.cluster > 1 ? k_cluster : k_plain, prm, ta, tb, unscaled);
 }
 
 /* reg_cluster: the register kernel's split where the ring's tensor maps

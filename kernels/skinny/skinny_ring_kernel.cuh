@@ -95,10 +95,24 @@ __device__ __forceinline__ void ring_consume(float (&acc)[Cfg::M_TILES][Cfg::N_T
     }
 }
 
+/* cuBLASLt's A/B scales on the final sums (acc[mt][nt] of lane (g, t) of
+ * consumer warp w: rows row0 + w*WARP_M + mt*16 + g (+8), columns nt*8 +
+ * 2t (+1)): nothing for 16-bit operands; the FP8 decode unit specializes it
+ * for its 8-bit operand pairs (kernels/fp8/fp8_decode_kernel.cuh), with
+ * mma_op. */
+template <class In> struct ring_scales {
+    template <class Cfg>
+    static __device__ __forceinline__ void apply(float (&)[Cfg::M_TILES][Cfg::N_TILES][4],
+                                                 const skinny_params &, const skinny_scales &,
+                                                 int, int, int)
+    {
+    }
+};
+
 template <class Cfg, class In, class Out, bool CLUSTER>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::CTAS_PER_SM)
 skinny_ring_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap_a,
-               const __grid_constant__ CUtensorMap tmap_b)
+               const __grid_constant__ CUtensorMap tmap_b, const skinny_scales sc)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int MT = Cfg::M_TILES, NT = Cfg::N_TILES, W = Cfg::WARPS;
@@ -133,6 +147,7 @@ skinny_ring_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap
             ring_produce<Cfg>(smem, full, empty, &tmap_a, &tmap_b, stages, s_begin, row0, b);
     } else {
         ring_consume<Cfg, mma_op<In>>(acc, smem, full, empty, warp, lane, stages);
+        ring_scales<In>::template apply<Cfg>(acc, prm, sc, row0, warp, lane);
     }
 
     /* Epilogue. acc[mt][nt] of lane (g, t) of consumer warp w holds rows

@@ -17,15 +17,6 @@ struct skinny_ws {
     void *partials;
 };
 
-/* cuBLASLt's A and B scale factors where the operands are 8-bit (the FP8
- * decode, kernels/fp8): device pointers (null: none), *_vec: one factor
- * per weight row (m) / token (n), else one for the matrix. A parameter of
- * the wgmma ring kernel of its own, like skinny_ws; {0} for 16-bit calls. */
-struct skinny_scales {
-    const float *a, *b;
-    int a_vec, b_vec;
-};
-
 /* Launches skinny_ring_wg_tn for the ring configuration whose N_MAX is n_max
  * (16, 32 or 64) and BLOCK_M is block_m: grid grid_x (row blocks x cluster) x grid_y (batch),
  * `cluster` blocks splitting k: a thread block cluster, or with ws non-null
