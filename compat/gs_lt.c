@@ -369,6 +369,14 @@ static void describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t 
         /* beta is host memory only in host pointer mode */
         unroutable(c, "C != D with beta != 0");
     }
+    /* cuBLASLt computes alpha times the sum even at alpha == 0, so a NaN or
+     * Inf operand reaches D (H200, cuBLAS 13.1; tests/gpu/test_lt.c), where
+     * cuBLAS's BLAS GEMMs read neither A nor B. The skinny and FP8 kernels
+     * follow the entry point (skinny_params), not every family does; a host
+     * zero is a rare call, and cuBLASLt answers it exactly. Device scalars
+     * are not read here: the kernels' own contract covers them. */
+    if (!fp8 && pmode == CUBLASLT_POINTER_MODE_HOST && host_float(a->alpha) == 0.0f)
+        unroutable(c, "alpha 0: cuBLASLt computes 0 x the sum");
     if (fp8)
         fp8_outside(c, &la, &lb, &ld);
 }

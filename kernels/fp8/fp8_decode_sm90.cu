@@ -37,6 +37,7 @@ void fill(skinny_params &prm, skinny_scales &sc, const gs_problem_t *pr, int clu
     prm.beta = 0.0f;                                     /* likewise */
     prm.bias = pr->bias;
     prm.bias_type = GS_DT_BF16;
+    prm.reads_at_alpha_zero = 1; /* cublasLtMatmul's contract */
     sc.a = static_cast<const float *>(pr->scale_a);
     sc.b = static_cast<const float *>(pr->scale_b);
     sc.a_vec = gs_lt_scale_of(pr->lt_scales, GS_LT_SCALE_A) == GS_SCALE_OUTER_VEC_32F;

@@ -56,7 +56,8 @@
  *
  * Epilogue, both kernels: C = alpha * acc + beta * C (+ bias[row], the
  * cublasLt BIAS epilogue), rounded once to the output type; beta == 0 never
- * reads C; k == 0 or alpha == 0 reads neither A nor B.
+ * reads C; k == 0 or alpha == 0 reads neither A nor B (cublasLtMatmul's
+ * calls aside, which compute 0 x the sum as cuBLASLt does: skinny_params).
  */
 #include <cuda.h> /* CUtensorMap and the driver enums: header only, no libcuda link */
 #include <cudaTypedefs.h>

@@ -174,6 +174,12 @@ struct skinny_params {
     const float *alpha_ptr, *beta_ptr; /* device pointer mode, else null */
     const void *bias;                  /* m elements of bias_type, or null */
     int bias_type;                     /* gs_dtype_t */
+    /* cublasLtMatmul's contract: alpha times the sum even at alpha == 0, so
+     * a NaN or Inf operand reaches D as NaN (H200, cuBLAS 13.1:
+     * tests/gpu/test_lt.c, test_fp8_tiles.c); cuBLAS's BLAS GEMMs read
+     * neither A nor B then (0). In the struct's tail padding: its size, and
+     * the register kernel's allocation, stay as they were. */
+    int reads_at_alpha_zero;
 };
 
 /* cuBLASLt's A and B scale factors where the operands are 8-bit (the FP8

@@ -38,6 +38,7 @@ void fill_params(skinny_params &prm, const gs_problem_t *p, int cluster)
     }
     prm.bias = p->bias;
     prm.bias_type = (int)p->bias_type;
+    prm.reads_at_alpha_zero = p->entry == GS_EP_LT_MATMUL;
 }
 
 template <class Cfg, class In, class Out>

@@ -131,7 +131,8 @@ skinny_ring_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap
 
     const float alpha = prm.alpha_ptr ? *prm.alpha_ptr : prm.alpha;
     const float beta = prm.beta_ptr ? *prm.beta_ptr : prm.beta;
-    const int stages = alpha != 0.0f ? s_end - s_begin : 0; /* alpha == 0 reads nothing */
+    /* alpha == 0 reads nothing, where the entry point's contract says so */
+    const int stages = alpha != 0.0f || prm.reads_at_alpha_zero ? s_end - s_begin : 0;
 
     float acc[MT][NT][4];
 #pragma unroll

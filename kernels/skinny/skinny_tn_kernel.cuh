@@ -219,7 +219,8 @@ skinny_tn(const skinny_params prm)
      * a cluster read one contiguous stretch of each weight row. An
      * iteration is full when its last chunk ends inside k; only the one
      * after the full ones can be partial (it starts past the last full
-     * iteration's end + STRIDE - KC >= its end). alpha == 0 reads nothing. */
+     * iteration's end + STRIDE - KC >= its end). alpha == 0 reads nothing
+     * (a cublasLtMatmul call aside: skinny_params). */
     const int stride = cluster * WK * KC;
     const int first = (rank * WK + wk) * KC;
     const int whole_chunks = prm.k / CHUNK;
@@ -238,7 +239,7 @@ skinny_tn(const skinny_params prm)
     const float beta = prm.beta_ptr ? *prm.beta_ptr : prm.beta;
     int full_iters = 0;
     bool tail = false;
-    if (alpha != 0.0f) {
+    if (alpha != 0.0f || prm.reads_at_alpha_zero) {
         full_iters = whole_chunks >= first + KC ? (whole_chunks - first - KC) / stride + 1 : 0;
         tail = (int64_t)(full_iters * (int64_t)stride + first) * CHUNK < prm.k;
     }

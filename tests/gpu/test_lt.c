@@ -17,6 +17,76 @@ typedef __typeof__(&cublasLtMatmul) lt_matmul_fn;
 
 #define LT_OK(x) CUBLAS_OK(x)
 
+/* alpha == 0 with a NaN in A (bf16, TN, D bf16 in place, beta 0): cuBLASLt
+ * computes 0 * sum, so the NaN's row of D is NaN (cuBLAS's GemmEx, BLAS,
+ * reads nothing and writes zeros). The shim's D must have NaN exactly where
+ * cuBLASLt's has, in host and device pointer mode, at a decode shape (the
+ * skinny rings skip A and B at alpha == 0) and a tile shape. 0 or 1 failure
+ * per shape and mode. */
+static int alpha_zero_nan(cublasLtHandle_t lt, lt_matmul_fn real, float *d_scalars, void *ws,
+                          size_t ws_size)
+{
+    static const int64_t shapes[][3] = {{256, 16, 512}, {1024, 1024, 512}};
+    int failed = 0;
+    for (int sh = 0; sh < 2; ++sh)
+        for (int dev_mode = 0; dev_mode < 2; ++dev_mode) {
+            const int64_t m = shapes[sh][0], n = shapes[sh][1], k = shapes[sh][2];
+            uint16_t *h = malloc(2 * (size_t)(k * (m > n ? m : n)));
+            uint16_t *out[2] = {malloc(2 * (size_t)(m * n)), malloc(2 * (size_t)(m * n))};
+            void *A, *B, *D;
+            CUDA_OK(cudaMalloc(&A, 2 * (size_t)(k * m)));
+            CUDA_OK(cudaMalloc(&B, 2 * (size_t)(k * n)));
+            CUDA_OK(cudaMalloc(&D, 2 * (size_t)(m * n)));
+            gu_fill_random(h, (size_t)(k * m), CUDA_R_16BF);
+            h[5] = 0x7fc0; /* row 0 of op(A) */
+            CUDA_OK(cudaMemcpy(A, h, 2 * (size_t)(k * m), cudaMemcpyHostToDevice));
+            gu_fill_random(h, (size_t)(k * n), CUDA_R_16BF);
+            CUDA_OK(cudaMemcpy(B, h, 2 * (size_t)(k * n), cudaMemcpyHostToDevice));
+            const float scalars[2] = {0.0f, 0.0f};
+            CUDA_OK(cudaMemcpy(d_scalars, scalars, sizeof scalars, cudaMemcpyHostToDevice));
+            cublasLtMatmulDesc_t desc;
+            cublasLtMatrixLayout_t la, lb, ld;
+            LT_OK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+            const int32_t ta = CUBLAS_OP_T;
+            const int32_t pm = dev_mode ? CUBLASLT_POINTER_MODE_DEVICE : CUBLASLT_POINTER_MODE_HOST;
+            LT_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+            LT_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, &pm,
+                                                 sizeof pm));
+            LT_OK(cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, (uint64_t)k, (uint64_t)m, k));
+            LT_OK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_16BF, (uint64_t)k, (uint64_t)n, k));
+            LT_OK(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, (uint64_t)m, (uint64_t)n, m));
+            const void *alpha = dev_mode ? (const void *)d_scalars : (const void *)&scalars[0];
+            const void *beta = dev_mode ? (const void *)(d_scalars + 1) : (const void *)&scalars[1];
+            cublasStatus_t st[2];
+            for (int side = 0; side < 2; ++side) { /* 0: the shim, 1: cuBLASLt */
+                CUDA_OK(cudaMemset(D, 0x11, 2 * (size_t)(m * n)));
+                st[side] = (side ? real : cublasLtMatmul)(lt, desc, alpha, A, la, B, lb, beta, D, ld,
+                                                          D, ld, NULL, ws, ws_size, 0);
+                CUDA_OK(cudaDeviceSynchronize());
+                CUDA_OK(cudaMemcpy(out[side], D, 2 * (size_t)(m * n), cudaMemcpyDeviceToHost));
+            }
+            size_t off = 0, nans = 0;
+            for (size_t i = 0; i < (size_t)(m * n); ++i) {
+                const int a = (out[0][i] & 0x7fff) > 0x7f80, b = (out[1][i] & 0x7fff) > 0x7f80;
+                off += a != b;
+                nans += b;
+            }
+            const int bad = st[0] != st[1] || off;
+            printf("%s: alpha 0, NaN in A, %lldx%lldx%lld, %s scalars: status %d/%d, cuBLASLt's NaN "
+                   "%zu, the shim's out of place %zu\n",
+                   bad ? "FAIL" : "ok", (long long)m, (long long)n, (long long)k,
+                   dev_mode ? "device" : "host", (int)st[0], (int)st[1], nans, off);
+            failed += bad;
+            cublasLtMatrixLayoutDestroy(la);
+            cublasLtMatrixLayoutDestroy(lb);
+            cublasLtMatrixLayoutDestroy(ld);
+            cublasLtMatmulDescDestroy(desc);
+            cudaFree(A), cudaFree(B), cudaFree(D);
+            free(h), free(out[0]), free(out[1]);
+        }
+    return failed;
+}
+
 int main(void)
 {
     gpu_require_or_skip("test_lt");
@@ -174,6 +244,9 @@ int main(void)
         free(hA); free(hB); free(hC); free(hbias); free(outs[0]); free(outs[1]);
         free(dA); free(dB); free(ref); free(x);
     }
+    const int a0 = alpha_zero_nan(lt, real, d_scalars, ws, ws_size);
+    passed += 4 - a0;
+    failed += a0;
     printf("test_lt: %d passed only by the noise floor\n", by_floor);
     printf("%d passed, %d failed\n", passed, failed);
     cublasLtDestroy(lt);

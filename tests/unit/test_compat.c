@@ -329,6 +329,32 @@ static void lt_reasons_bounded(void)
     CHECK_EQ_INT(gs_lt_scale_of(c.lt_scales, GS_LT_SCALE_D), GS_SCALE_BLK128x128_32F);
 }
 
+/* alpha == 0 on a 16-bit cublasLtMatmul (host scalars): forwarded, since
+ * cuBLASLt computes 0 x the sum (a NaN operand reaches D) where our 16-bit
+ * kernels read nothing; alpha != 0 and device scalars unchanged. */
+static void lt_alpha_zero(void)
+{
+    static const float zero = 0.0f, half = 0.5f;
+    lt_case_t t;
+    gs_call_t c;
+    lt_case(&t, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF);
+    t.args.alpha = &zero;
+    lt_describe(&t, &c);
+    CHECK_STR_EQ(c.lt_unroutable, "alpha 0: cuBLASLt computes 0 x the sum");
+    t.args.alpha = &half;
+    lt_describe(&t, &c);
+    CHECK_STR_EQ(c.lt_unroutable, "");
+    t.args.alpha = &zero; /* device scalars: not read on the host */
+    lt_set_i32(&t, CUBLASLT_MATMUL_DESC_POINTER_MODE, CUBLASLT_POINTER_MODE_DEVICE);
+    lt_describe(&t, &c);
+    CHECK_STR_EQ(c.lt_unroutable, "");
+    /* FP8: our kernels compute 0 x the sum too, nothing added */
+    lt_case(&t, CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_16BF);
+    t.args.alpha = &zero;
+    lt_describe(&t, &c);
+    CHECK_STR_EQ(c.lt_unroutable, "fp8 operands");
+}
+
 /* The class: the contract lives in what were the upper halves of entry's
  * and is_64's words, so a class without one has the bytes it had (tune
  * caches and signature files keep their keys), and an FP8 call is a
@@ -397,6 +423,7 @@ int main(void)
     handle_state();
     lt_fp8_reasons();
     lt_reasons_bounded();
+    lt_alpha_zero();
     class_layout();
     return GS_TEST_DONE();
 }
