@@ -12,7 +12,13 @@ Workloads: float8_mlp_tensorwise (one scale per tensor), float8_mlp_rowwise
 throughout, as torchao's rowwise recipe). The FP8 GEMMs reach the shim as
 cublasLtMatmul calls; under GEMMSHIM_TUNE=cache they are served by the tuned
 choice (cuBLASLt's algorithms, and with GEMMSHIM_FP8_TILES=1 our FP8
-kernels), otherwise forwarded."""
+kernels), otherwise forwarded.
+
+FLOAT8_MLP_COMPILE=1: the casts (amax, scale, clamp, convert) compiled with
+torch.compile, as torchao's training recipes run them; eager casts are most
+of the step's time and hide the GEMMs' share."""
+import os
+
 import torch
 
 import gs_bench
@@ -32,6 +38,10 @@ def to_fp8(t, dtype, rowwise_dim=None):
     scale = fmax / torch.clamp(amax, min=1e-12)
     codes = (t.float() * scale).clamp(-fmax, fmax).to(dtype)
     return codes, scale.reciprocal()
+
+
+if os.environ.get("FLOAT8_MLP_COMPILE") == "1":
+    to_fp8 = torch.compile(to_fp8, dynamic=False)
 
 
 def scaled_mm(a, b_t, rowwise, fast):
