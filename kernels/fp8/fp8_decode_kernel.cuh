@@ -81,6 +81,25 @@ __device__ __forceinline__ bool fragment_scales(float (&sa)[MT][2], float (&sb)[
     return true;
 }
 
+/* Each sum times its row's and column's factors. at(mt, nt, e): the sum of
+ * m16 block mt, n8 tile nt, fragment element e (rows +8 for e >= 2,
+ * columns +1 for odd e), wherever the ring keeps it. */
+template <int MT, int NT, class RowOf, class At>
+__device__ __forceinline__ void scale_fragments(const skinny_params &prm, const skinny_scales &sc,
+                                                int lane, RowOf row_of, At at)
+{
+    float sa[MT][2], sb[NT][2];
+    if (!fragment_scales(sa, sb, prm, sc, lane, row_of))
+        return;
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                at(mt, nt, e) *= sa[mt][e >> 1] * sb[nt][e & 1];
+}
+
 /* The mma.sync ring with 8-bit operands: one 32-byte k step is k32
  * (m16n8k32). Its loop starts each 64-byte chunk's two steps from zero and
  * adds them to fp32 sums, so partial sums are promoted every 64 of k
@@ -104,19 +123,10 @@ template <bool AE5, bool BE5> struct ring_scales<fp8_pair<AE5, BE5>> {
                                                  const skinny_scales &sc, int row0, int warp,
                                                  int lane)
     {
-        constexpr int MT = Cfg::M_TILES, NT = Cfg::N_TILES;
-        float sa[MT][2], sb[NT][2];
-        if (!fragment_scales(sa, sb, prm, sc, lane, [&](int mt, int h) {
-                return row0 + warp * Cfg::WARP_M + mt * 16 + lane / 4 + 8 * h;
-            }))
-            return;
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-            for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    acc[mt][nt][e] *= sa[mt][e >> 1] * sb[nt][e & 1];
+        scale_fragments<Cfg::M_TILES, Cfg::N_TILES>(
+            prm, sc, lane,
+            [&](int mt, int h) { return row0 + warp * Cfg::WARP_M + mt * 16 + lane / 4 + 8 * h; },
+            [&](int mt, int nt, int e) -> float & { return acc[mt][nt][e]; });
     }
 };
 
@@ -142,19 +152,12 @@ template <bool AE5, bool BE5> struct wg_ring_scales<fp8_pair<AE5, BE5>> {
                                                  const skinny_scales &sc, int row0, int warp,
                                                  int lane)
     {
-        constexpr int MT = Cfg::M_TILES, NT = Cfg::N_TILES;
-        float sa[MT][2], sb[NT][2];
-        if (!fragment_scales(sa, sb, prm, sc, lane, [&](int mt, int h) {
+        scale_fragments<Cfg::M_TILES, Cfg::N_TILES>(
+            prm, sc, lane,
+            [&](int mt, int h) {
                 return row0 + (warp / 4) * WG_ROWS + mt * 64 + (warp % 4) * 16 + lane / 4 + 8 * h;
-            }))
-            return;
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-            for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    acc[mt][4 * nt + e] *= sa[mt][e >> 1] * sb[nt][e & 1];
+            },
+            [&](int mt, int nt, int e) -> float & { return acc[mt][4 * nt + e]; });
     }
 };
 
