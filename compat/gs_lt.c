@@ -365,7 +365,8 @@ static void describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t 
     if (a->C == a->D) {
         if (!same_layout(&lc, &ld))
             unroutable(c, "C == D with different layouts");
-    } else if (pmode != CUBLASLT_POINTER_MODE_HOST || host_float(a->beta) != 0.0f) {
+    } else if (pmode != CUBLASLT_POINTER_MODE_HOST || scale != CUDA_R_32F ||
+               host_float(a->beta) != 0.0f) {
         /* beta is host memory only in host pointer mode */
         unroutable(c, "C != D with beta != 0");
     }
@@ -374,8 +375,11 @@ static void describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t 
      * cuBLAS's BLAS GEMMs read neither A nor B. The skinny and FP8 kernels
      * follow the entry point (skinny_params), not every family does; a host
      * zero is a rare call, and cuBLASLt answers it exactly. Device scalars
-     * are not read here: the kernels' own contract covers them. */
-    if (!fp8 && pmode == CUBLASLT_POINTER_MODE_HOST && host_float(a->alpha) == 0.0f)
+     * are not read here: the skinny kernels follow the entry point, the
+     * SIMT SGEMM refuses device scalars on Lt calls. A scalar is read only
+     * as the fp32 it is under an fp32 scale type. */
+    if (!fp8 && pmode == CUBLASLT_POINTER_MODE_HOST && scale == CUDA_R_32F &&
+        host_float(a->alpha) == 0.0f)
         unroutable(c, "alpha 0: cuBLASLt computes 0 x the sum");
     if (fp8)
         fp8_outside(c, &la, &lb, &ld);

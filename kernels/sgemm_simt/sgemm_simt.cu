@@ -84,6 +84,12 @@ extern "C" int gs_sgemm_simt_can_implement(const gs_class_t *p, const gs_device_
         return 0;
     if (p->compute != GS_CT_F32 && p->compute != GS_CT_F32_PEDANTIC)
         return 0;
+    /* cublasLtMatmul computes alpha x the sum even at alpha == 0 (a NaN
+     * operand reaches D); these kernels skip A and B at a zero alpha, which
+     * a device scalar hides from the host (a host zero is forwarded before:
+     * compat/gs_lt.c) */
+    if (p->entry == GS_EP_LT_MATMUL && p->scalars_on_device)
+        return 0;
     if (p->trans_a != GS_OP_N && p->trans_a != GS_OP_T)
         return 0;
     if (p->trans_b != GS_OP_N && p->trans_b != GS_OP_T)

@@ -207,6 +207,16 @@ static const char *lt_forward_why(const gs_serving_t *s, char *buf, size_t size)
     return buf;
 }
 
+/* A host fp32 alpha of zero. */
+static int blas_alpha_zero(const gs_problem_t *p)
+{
+    float a;
+    if (p->scalars_on_device || p->scalar_type != GS_DT_F32 || !p->alpha)
+        return 0;
+    memcpy(&a, p->alpha, sizeof a); /* a host scalar need not be aligned */
+    return a == 0.0f;
+}
+
 /* check: 1 when the call was forwarded or answered (*out), 0 to go on. An
  * FP8 call of the subset cuBLASLt's algorithms take goes on under tuning
  * only (dispatch offers it to that family alone); with tuning off it is
@@ -241,6 +251,10 @@ static int check(gs_serving_t *s, cublasStatus_t handle_status, gs_served_t *out
     } else if (s->p.m == 0 || s->p.n == 0 || s->p.batch == 0) {
         *out = answer(s, CUBLAS_STATUS_SUCCESS, "empty result: nothing to do");
         return 1;
+    } else if (!c->lt && blas_alpha_zero(&s->p)) {
+        /* cuBLAS's BLAS GEMMs read neither A nor B then (a NaN there never
+         * reaches C); not every family of ours skips them */
+        why = "alpha 0: cuBLAS reads neither A nor B";
     }
     if (!why)
         return 0;

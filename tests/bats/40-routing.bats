@@ -52,6 +52,16 @@ setup() {
     ! grep -q "pingpong" <<<"$stderr"
 }
 
+@test "alpha 0 on a BLAS GEMM is forwarded: cuBLAS reads neither A nor B, some of our kernels compute 0 x the sum" {
+    run_shim env SAMPLE_ALPHA_ZERO=1 "$SAMPLE"
+    echo "$output"; echo "$stderr"
+    [ "$status" -eq 0 ]
+    expect_contains "$stderr" "cublasSgemm_v2 NN f32,f32->f32 compute=32F m=256 n=256 k=256 batch=1 -> forward (alpha 0: cuBLAS reads neither A nor B)"
+    expect_contains "$stderr" "cublasGemmEx TN bf16,bf16->bf16 compute=32F m=512 n=256 k=128 batch=1 -> forward (alpha 0: cuBLAS reads neither A nor B)"
+    ! grep -q "fallback" <<<"$stderr"
+    expect_eq "$(record_lines)" 5
+}
+
 @test "an invalid call is forwarded and returns cuBLAS's status" {
     run_shim env FAKE_CUBLAS_RETURN=7 "$SAMPLE"
     echo "$output"; echo "$stderr"

@@ -4,6 +4,7 @@
  * back to the fake).
  *
  *   sample_calls [rounds]   issue the five calls `rounds` times (default 1)
+ *   SAMPLE_ALPHA_ZERO=1     every call with alpha = 0
  *
  * Every call must return FAKE_CUBLAS_RETURN (the fake's status; default 0):
  * forwarded calls and fallbacks both end in the fake. The invalid call
@@ -34,7 +35,8 @@ int main(int argc, char **argv)
     const int rounds = argc > 1 ? atoi(argv[1]) : 1;
     const char *r = getenv("FAKE_CUBLAS_RETURN");
     const int want = r && *r ? atoi(r) : 0;
-    const float one = 1.f, zero = 0.f;
+    const char *az = getenv("SAMPLE_ALPHA_ZERO");
+    const float one = az && *az == '1' ? 0.f : 1.f, zero = 0.f; /* one: alpha */
 
     cublasHandle_t h;
     if (cublasCreate_v2(&h) != CUBLAS_STATUS_SUCCESS) {

@@ -20,12 +20,17 @@ typedef __typeof__(&cublasLtMatmul) lt_matmul_fn;
 /* alpha == 0 with a NaN in A (bf16, TN, D bf16 in place, beta 0): cuBLASLt
  * computes 0 * sum, so the NaN's row of D is NaN (cuBLAS's GemmEx, BLAS,
  * reads nothing and writes zeros). The shim's D must have NaN exactly where
- * cuBLASLt's has, in host and device pointer mode, at a decode shape (the
- * skinny rings skip A and B at alpha == 0) and a tile shape. 0 or 1 failure
- * per shape and mode. */
+ * cuBLASLt's has (one row: n of them) and the same values elsewhere, both
+ * calls succeeding, in host and device pointer mode, at a decode shape (the
+ * skinny rings, which skip A and B at alpha == 0 for BLAS calls) and a tile
+ * shape. Host scalars are forwarded (the route says so); device scalars
+ * must reach one of our kernels, so the case tests it. 0 or 1 failure per
+ * shape and mode. */
 static int alpha_zero_nan(cublasLtHandle_t lt, lt_matmul_fn real, float *d_scalars, void *ws,
                           size_t ws_size)
 {
+    typedef int (*route_fn)(char *, size_t);
+    const route_fn last_route = (route_fn)dlsym(RTLD_DEFAULT, "gemmshim_last_route");
     static const int64_t shapes[][3] = {{256, 16, 512}, {1024, 1024, 512}};
     int failed = 0;
     for (int sh = 0; sh < 2; ++sh)
@@ -58,24 +63,31 @@ static int alpha_zero_nan(cublasLtHandle_t lt, lt_matmul_fn real, float *d_scala
             const void *alpha = dev_mode ? (const void *)d_scalars : (const void *)&scalars[0];
             const void *beta = dev_mode ? (const void *)(d_scalars + 1) : (const void *)&scalars[1];
             cublasStatus_t st[2];
+            char route[96] = "?";
             for (int side = 0; side < 2; ++side) { /* 0: the shim, 1: cuBLASLt */
                 CUDA_OK(cudaMemset(D, 0x11, 2 * (size_t)(m * n)));
                 st[side] = (side ? real : cublasLtMatmul)(lt, desc, alpha, A, la, B, lb, beta, D, ld,
                                                           D, ld, NULL, ws, ws_size, 0);
                 CUDA_OK(cudaDeviceSynchronize());
+                if (!side && last_route)
+                    last_route(route, sizeof route);
                 CUDA_OK(cudaMemcpy(out[side], D, 2 * (size_t)(m * n), cudaMemcpyDeviceToHost));
             }
             size_t off = 0, nans = 0;
             for (size_t i = 0; i < (size_t)(m * n); ++i) {
                 const int a = (out[0][i] & 0x7fff) > 0x7f80, b = (out[1][i] & 0x7fff) > 0x7f80;
-                off += a != b;
+                /* NaN where cuBLASLt's is, the same value elsewhere (+0 == -0) */
+                off += a != b || (!b && gu_bf16_to_f32(out[0][i]) != gu_bf16_to_f32(out[1][i]));
                 nans += b;
             }
-            const int bad = st[0] != st[1] || off;
-            printf("%s: alpha 0, NaN in A, %lldx%lldx%lld, %s scalars: status %d/%d, cuBLASLt's NaN "
-                   "%zu, the shim's out of place %zu\n",
+            const int forwarded = !strcmp(route, "forward");
+            const int bad = st[0] != CUBLAS_STATUS_SUCCESS || st[1] != CUBLAS_STATUS_SUCCESS || off ||
+                            nans != (size_t)n || forwarded != !dev_mode;
+            printf("%s: alpha 0, NaN in A, %lldx%lldx%lld, %s scalars, route %s: status %d/%d, "
+                   "cuBLASLt's NaN %zu (%lld expected), the shim's elements off %zu\n",
                    bad ? "FAIL" : "ok", (long long)m, (long long)n, (long long)k,
-                   dev_mode ? "device" : "host", (int)st[0], (int)st[1], nans, off);
+                   dev_mode ? "device" : "host", route, (int)st[0], (int)st[1], nans, (long long)n,
+                   off);
             failed += bad;
             cublasLtMatrixLayoutDestroy(la);
             cublasLtMatrixLayoutDestroy(lb);

@@ -747,6 +747,22 @@ static void table_scales_by_waves(void)
     CHECK(gs_table_ratio(FAMILY_SKINNY, 0, &p, &h200) == 1.10);
 }
 
+/* The SIMT SGEMM skips A and B at a zero alpha; cublasLtMatmul computes
+ * 0 x the sum. A device alpha hides which, so it refuses cublasLtMatmul
+ * calls with device scalars; host scalars (a zero one is forwarded before:
+ * compat/gs_lt.c) and the BLAS entry points with device scalars it takes. */
+static void sgemm_lt_device_scalars(void)
+{
+    gs_device_t h = device(9, 0, 132);
+    gs_problem_t p = fp32_problem();
+    p.entry = GS_EP_LT_MATMUL;
+    CHECK(gs_sgemm_simt_can_implement(class_of(&p), &h)); /* positive control */
+    p.scalars_on_device = 1;
+    CHECK(!gs_sgemm_simt_can_implement(class_of(&p), &h));
+    p.entry = GS_EP_SGEMM;
+    CHECK(gs_sgemm_simt_can_implement(class_of(&p), &h));
+}
+
 /* The 192x128 pingpong tile's can_implement: only the plain
  * epilogue (host scalars, beta == 0, no bias, m * sizeof(C) a multiple of
  * 16) and no split-K; each refusal against a positive control that differs
@@ -868,6 +884,7 @@ int main(void)
     names();
     registry();
     fp8_refused();
+    sgemm_lt_device_scalars();
     table_policy_follows_table();
     shared_predicates();
     table_per_gpu(); /* these three last: they replace the built-in table */
