@@ -33,6 +33,13 @@ __device__ __forceinline__ float load_bias(const skinny_params &prm, int row)
     }
 }
 
+/* Whether the kernel reads A and B: always but at alpha == 0 on a BLAS
+ * entry point (skinny_params.reads_at_alpha_zero). */
+__device__ __forceinline__ bool skinny_reads_operands(const skinny_params &prm, float alpha)
+{
+    return alpha != 0.0f || prm.reads_at_alpha_zero;
+}
+
 /* Element (r, c) of C: alpha * v + beta * C (+ bias[r]), rounded once. C is
  * read only when beta != 0; without a product (k == 0) alpha * v is left
  * out, so C = beta * C even for alpha = inf. */

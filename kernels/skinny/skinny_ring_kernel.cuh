@@ -131,8 +131,7 @@ skinny_ring_tn(const skinny_params prm, const __grid_constant__ CUtensorMap tmap
 
     const float alpha = prm.alpha_ptr ? *prm.alpha_ptr : prm.alpha;
     const float beta = prm.beta_ptr ? *prm.beta_ptr : prm.beta;
-    /* alpha == 0 reads nothing, where the entry point's contract says so */
-    const int stages = alpha != 0.0f || prm.reads_at_alpha_zero ? s_end - s_begin : 0;
+    const int stages = skinny_reads_operands(prm, alpha) ? s_end - s_begin : 0;
 
     float acc[MT][NT][4];
 #pragma unroll

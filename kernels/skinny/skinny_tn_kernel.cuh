@@ -239,7 +239,7 @@ skinny_tn(const skinny_params prm)
     const float beta = prm.beta_ptr ? *prm.beta_ptr : prm.beta;
     int full_iters = 0;
     bool tail = false;
-    if (alpha != 0.0f || prm.reads_at_alpha_zero) {
+    if (skinny_reads_operands(prm, alpha)) {
         full_iters = whole_chunks >= first + KC ? (whole_chunks - first - KC) / stride + 1 : 0;
         tail = (int64_t)(full_iters * (int64_t)stride + first) * CHUNK < prm.k;
     }
