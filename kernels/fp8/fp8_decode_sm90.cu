@@ -15,29 +15,16 @@
 #include "gs_tensor_map.h"
 
 #include "fp8_decode_kernel.cuh"
+#include "skinny_fill.cuh"
 
 namespace {
 
-/* The parameters both kernels take: sizes, operands, alpha (host), the
- * bf16 bias, the split; and the scales, read on the device. */
+/* The parameters both kernels take: the skinny family's (host scalars,
+ * beta a host zero, a bf16 bias: can_implement), and the scales, read on
+ * the device. */
 void fill(skinny_params &prm, skinny_scales &sc, const gs_problem_t *pr, int cluster)
 {
-    prm = skinny_params{};
-    prm.A = pr->A;
-    prm.B = pr->B;
-    prm.C = pr->C;
-    prm.m = (int)pr->m;
-    prm.n = (int)pr->n;
-    prm.k = (int)pr->k;
-    prm.lda = pr->lda;
-    prm.ldb = pr->ldb;
-    prm.ldc = pr->ldc;
-    prm.cluster = cluster;
-    prm.alpha = *static_cast<const float *>(pr->alpha); /* host memory: can_implement */
-    prm.beta = 0.0f;                                     /* likewise */
-    prm.bias = pr->bias;
-    prm.bias_type = GS_DT_BF16;
-    prm.reads_at_alpha_zero = 1; /* cublasLtMatmul's contract */
+    fill_params(prm, pr, cluster);
     sc.a = static_cast<const float *>(pr->scale_a);
     sc.b = static_cast<const float *>(pr->scale_b);
     sc.a_vec = gs_lt_scale_of(pr->lt_scales, GS_LT_SCALE_A) == GS_SCALE_OUTER_VEC_32F;

@@ -7,39 +7,12 @@
 #include "gs_launch_attrs.cuh"
 #include "gs_smem_limit.cuh"
 #include "gs_tensor_map.h"
+#include "skinny_fill.cuh"
 #include "skinny_ring_kernel.cuh"
 #include "skinny_plan.cuh"
 #include "skinny_sm90.h"
 
 namespace {
-
-void fill_params(skinny_params &prm, const gs_problem_t *p, int cluster)
-{
-    prm = skinny_params{};
-    prm.A = p->A;
-    prm.B = p->B;
-    prm.C = p->C;
-    prm.m = (int)p->m;
-    prm.n = (int)p->n;
-    prm.k = (int)p->k;
-    prm.lda = p->lda;
-    prm.ldb = p->ldb;
-    prm.ldc = p->ldc;
-    prm.stride_a = p->stride_a;
-    prm.stride_b = p->stride_b;
-    prm.stride_c = p->stride_c;
-    prm.cluster = cluster;
-    if (p->scalars_on_device) {
-        prm.alpha_ptr = static_cast<const float *>(p->alpha);
-        prm.beta_ptr = static_cast<const float *>(p->beta);
-    } else {
-        prm.alpha = *static_cast<const float *>(p->alpha);
-        prm.beta = *static_cast<const float *>(p->beta);
-    }
-    prm.bias = p->bias;
-    prm.bias_type = (int)p->bias_type;
-    prm.reads_at_alpha_zero = p->entry == GS_EP_LT_MATMUL;
-}
 
 template <class Cfg, class In, class Out>
 cudaError_t skinny_launch(const gs_problem_t *p, const skinny_plan &pl)
