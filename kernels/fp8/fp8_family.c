@@ -3,6 +3,7 @@
  * named), its plan (tile counts, grid, shared memory, promotion), and its
  * table. Pure host code: the unit tests call all of it without a GPU. */
 #include "fp8_tiles.h"
+#include "gs_split.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -68,8 +69,8 @@ static const struct decode_shape {
 /* Blocks splitting k: doubled while the row blocks times the split, before
  * the doubling, fill at most 1/fill of the GPU's block slots (after it, up
  * to 2/fill) and each block keeps its minimum of
- * stages (skinny_plan.cuh's choose_cluster, with the fill measured per
- * ring and bucket). On 132 SMs, the mma.sync ring at n <= 16: m = 4096
+ * stages (gs_split.h, as the skinny family's choose_cluster, with the fill
+ * measured per ring and bucket). On 132 SMs, the mma.sync ring at n <= 16: m = 4096
  * splits 4 ways, 6144 two, 14336 not; at n = 17..32: 2048 eight ways,
  * 28672 not. */
 static int decode_cluster(int64_t m, int64_t k, const struct decode_shape *sh, int fill,
@@ -78,11 +79,8 @@ static int decode_cluster(int64_t m, int64_t k, const struct decode_shape *sh, i
     const int64_t row_blocks = (m + sh->rows - 1) / sh->rows;
     const int64_t slots = (int64_t)d->sm_count * sh->per_sm;
     const int64_t stages = (k + GS_FP8_DECODE_STAGE_K - 1) / GS_FP8_DECODE_STAGE_K;
-    int cluster = 1;
-    while (cluster < GS_FP8_DECODE_MAX_CLUSTER && row_blocks * cluster * fill <= slots &&
-           stages >= (int64_t)2 * cluster * GS_FP8_DECODE_MIN_STAGES)
-        cluster *= 2;
-    return cluster;
+    return gs_split_doubling(row_blocks, fill, slots, stages, GS_FP8_DECODE_MIN_STAGES,
+                             GS_FP8_DECODE_MAX_CLUSTER);
 }
 
 /* The decode kernel's name: ring, bucket and split, as the shim logs it */

@@ -4,6 +4,7 @@
 #ifndef GS_SKINNY_PLAN_CUH
 #define GS_SKINNY_PLAN_CUH
 
+#include "gs_split.h"
 #include "skinny_config.h"
 
 namespace {
@@ -99,11 +100,8 @@ int choose_cluster(const gs_problem_t *p, const gs_device_t *d, const cfg_shape 
         return 1;
     const int64_t row_blocks = (p->m + cs.block_m - 1) / cs.block_m * p->batch;
     const int64_t slots = (int64_t)(d->sm_count > 0 ? d->sm_count : 1) * cs.per_sm;
-    int cluster = 1;
-    while (cluster < SKINNY_MAX_CLUSTER && row_blocks * cluster * 2 <= slots &&
-           p->k >= (int64_t)2 * cluster * cs.k_span * min_iters)
-        cluster *= 2;
-    return cluster;
+    return gs_split_doubling(row_blocks, 2, slots, p->k, (int64_t)cs.k_span * min_iters,
+                             SKINNY_MAX_CLUSTER);
 }
 
 /* Cluster split of the wgmma ring (H200, bench/notes-decode.md, "v5"):
@@ -118,10 +116,9 @@ int choose_cluster_wg(const gs_problem_t *p, const gs_device_t *d, n_bucket nb, 
     const int64_t row_blocks = (p->m + cs.block_m - 1) / cs.block_m * p->batch;
     const int64_t sms = d->sm_count > 0 ? d->sm_count : 1;
     const int pct = nb == BUCKET_N32 ? SKINNY_WG_CTA_PCT_N32 : SKINNY_WG_CTA_PCT;
-    int cluster = 1;
-    while (cluster < SKINNY_RING_MAX_CLUSTER && row_blocks * cluster * 2 * 100 <= pct * sms &&
-           p->k >= (int64_t)2 * cluster * cs.k_span * SKINNY_RING_MIN_STAGES_PER_CTA)
-        cluster *= 2;
+    const int cluster =
+        gs_split_doubling(row_blocks, 2 * 100, pct * sms, p->k,
+                          (int64_t)cs.k_span * SKINNY_RING_MIN_STAGES_PER_CTA, SKINNY_RING_MAX_CLUSTER);
     if (row_blocks * cluster * 100 < SKINNY_WG_MIN_CTA_PCT * sms)
         return 0;
     return cluster;
