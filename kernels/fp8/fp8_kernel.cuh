@@ -127,6 +127,19 @@ __device__ __forceinline__ TileCoord unit_tile(const Params &p, int u, uint32_t 
     return tc;
 }
 
+/* The promoted sums start at zero and every k-block's partial sum is added:
+ * one FADD per register. Taking the first k-block's partial as it is
+ * instead ("kb > 0 ? acc + part : part") compiles to an FADD and an FSEL
+ * per register and k-block, since kb is a run-time value: as many
+ * instructions again as the adds, issued by the warps that wait on them. */
+template <int ACC>
+__device__ __forceinline__ void zero_acc(float (&acc)[ACC])
+{
+#pragma unroll
+    for (int r = 0; r < ACC; ++r)
+        acc[r] = 0.0f;
+}
+
 /* ---- the cooperative consumer's promoted mainloop ----
  * Per k-block: four k32 wgmmas into a fresh partial sum (scale_d 0 at the
  * first), committed as one group. Two partial sums alternate: while the
@@ -148,13 +161,13 @@ __device__ __forceinline__ void coop_issue(float (&part)[ACC], uint64_t *full, u
 }
 
 template <int ACC, int CLUSTER>
-__device__ __forceinline__ void coop_retire(float (&acc)[ACC], float (&part)[ACC], bool first,
-                                            uint64_t *empty, int lane)
+__device__ __forceinline__ void coop_retire(float (&acc)[ACC], float (&part)[ACC], uint64_t *empty,
+                                            int lane)
 {
 #pragma unroll
     for (int r = 0; r < ACC; ++r) {
         wgmma_fence_operand(part[r]);
-        acc[r] = first ? part[r] : acc[r] + part[r];
+        acc[r] += part[r];
     }
     if (lane == 0)
         release_stage<CLUSTER>(empty); /* every wgmma reading the stage has finished */
@@ -171,29 +184,30 @@ __device__ __forceinline__ void coop_mainloop_promoted(float (&acc)[Cfg::ACC], S
         coop_issue<Wgmma, Cfg::ACC>(part, ss.full, smem_u32(ss.stage[s].p), smem_u32(ss.stage[s].q),
                                     s, ring_phase<STAGES>(it), c);
     };
-    auto retire = [&](float (&part)[Cfg::ACC], uint32_t it, bool first) {
-        coop_retire<Cfg::ACC, CLUSTER>(acc, part, first, &ss.empty[ring_stage<STAGES>(it)], lane);
+    auto retire = [&](float (&part)[Cfg::ACC], uint32_t it) {
+        coop_retire<Cfg::ACC, CLUSTER>(acc, part, &ss.empty[ring_stage<STAGES>(it)], lane);
     };
+    zero_acc(acc);
     issue(part0, it0);
     int kb = 1;
     /* k-blocks in pairs, so each partial sum is a fixed set of registers */
     for (; kb + 1 < k_blocks; kb += 2) {
         issue(part1, it0 + kb);
         wgmma_wait_group<1>();
-        retire(part0, it0 + kb - 1, kb == 1);
+        retire(part0, it0 + kb - 1);
         issue(part0, it0 + kb + 1);
         wgmma_wait_group<1>();
-        retire(part1, it0 + kb, false);
+        retire(part1, it0 + kb);
     }
     if (kb < k_blocks) { /* an even count: the last k-block goes into part1 */
         issue(part1, it0 + kb);
         wgmma_wait_group<1>();
-        retire(part0, it0 + kb - 1, kb == 1);
+        retire(part0, it0 + kb - 1);
         wgmma_wait_group<0>();
-        retire(part1, it0 + kb, false);
+        retire(part1, it0 + kb);
     } else {
         wgmma_wait_group<0>();
-        retire(part0, it0 + kb - 1, kb == 1);
+        retire(part0, it0 + kb - 1);
     }
 }
 
@@ -212,6 +226,7 @@ __device__ __forceinline__ void coop_mainloop_promoted_halves(float (&acc)[Cfg::
     constexpr int STAGES = Cfg::STAGES;
     constexpr int PART = Cfg::ACC / 2;
     float part[PART];
+    zero_acc(acc);
     for (int kb = 0; kb < k_blocks; ++kb) {
         const uint32_t it = it0 + kb;
         const int s = ring_stage<STAGES>(it);
@@ -230,7 +245,7 @@ __device__ __forceinline__ void coop_mainloop_promoted_halves(float (&acc)[Cfg::
 #pragma unroll
             for (int r = 0; r < PART; ++r) {
                 wgmma_fence_operand(part[r]);
-                acc[PART * h + r] = kb > 0 ? acc[PART * h + r] + part[r] : part[r];
+                acc[PART * h + r] += part[r];
             }
         }
         if (lane == 0)
@@ -340,6 +355,11 @@ fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUt
             /* ---- mainloop (pingpong: in turn with the other consumer) ---- */
             if (!COOP && i > 0)
                 named_barrier_sync(BAR_MATH_TURN0 + c, 2 * WARPGROUP_THREADS);
+            if constexpr (!COOP && PROMOTE) {
+#pragma unroll
+                for (int h = 0; h < HPC; ++h)
+                    zero_acc(acc[h]);
+            }
             if constexpr (COOP && PROMOTE && Cfg::ACC == 128) {
                 coop_mainloop_promoted_halves<Cfg, wgmma_m64nNk32_f32_fp8<TP, TQ, 128>, CLUSTER>(
                     acc[0], ss, it, p.k_blocks, c, lane);
@@ -370,7 +390,7 @@ fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUt
 #pragma unroll
                             for (int r = 0; r < Cfg::ACC; ++r) {
                                 wgmma_fence_operand(part[r]);
-                                acc[h][r] = kb > 0 ? acc[h][r] + part[r] : part[r];
+                                acc[h][r] += part[r];
                             }
                         }
                         /* every wgmma reading the stage has finished */
