@@ -408,7 +408,13 @@ PY
       { echo "FAIL: ab JSON"; exit 1; }
     ;;
   parity)
-    GEMMSHIM_POLICY=eligible run "$bin/test_status_parity"; exit $?
+    GEMMSHIM_POLICY=eligible run "$bin/test_status_parity"; rc=$?
+    [ $rc -eq 0 ] || exit $rc
+    # alpha 0 on the device through the BLAS entry points: each family's rule
+    GEMMSHIM_POLICY=eligible run "$bin/test_alpha_zero"; rc=$?
+    [ $rc -eq 0 ] || exit $rc
+    for k in skinny pingpong sgemm_warptile; do served $k "(test_alpha_zero)"; done
+    no_fallback
     ;;
   linked)
     # link-time drop-in: sample_app linked ahead of libcublas, no LD_PRELOAD;
