@@ -27,7 +27,7 @@ import torch
 import gs_trace
 
 # gemmshim_mode_t (include/gemmshim.h)
-MODE_OFF, MODE_ON, MODE_AB = 0, 1, 3  # include/gemmshim.h
+MODE_OFF, MODE_ON, MODE_VERIFY, MODE_AB = 0, 1, 2, 3  # include/gemmshim.h
 
 MAX_PASS_ITERS = 20000  # iterations of one timed pass or lead-in, at most
 CI_METHOD = "bootstrap percentile of the median ratio over rounds, 2000 resamples, seed 12345"
@@ -75,6 +75,7 @@ class Shim:
         s = self.lib.gemmshim_version_string()
         return s.decode() if s else str(self.lib.gemmshim_version())
 
+    initial_mode = MODE_ON  # GEMMSHIM_MODE at start (read from the shim when loaded)
     aa = False  # --aa: the ON side runs with the shim off too (a control)
     off_holds = None  # --off-holds: the OFF side is the shim with these held at their prior
 
@@ -103,7 +104,10 @@ class Shim:
                 for sig in self.off_holds or [None]:
                     self.hold(sig, True)
             on = True
-        rc = self.lib.gemmshim_set_mode(MODE_ON if on and not self.aa else MODE_OFF)
+        # ON is the mode the process started in when that routes and checks
+        # (GEMMSHIM_MODE=verify): plain ON there would stop the verifying
+        on_mode = MODE_VERIFY if self.initial_mode == MODE_VERIFY else MODE_ON
+        rc = self.lib.gemmshim_set_mode(on_mode if on and not self.aa else MODE_OFF)
         if rc != 0:
             raise RuntimeError(f"gemmshim_set_mode({int(on)}) returned {rc}")
 

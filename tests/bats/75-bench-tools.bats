@@ -114,6 +114,15 @@ PY
     [[ "$output" =~ "off: hold(None, 0) hold('ab12', 1) hold('cd34', 1) set_mode(1,)" ]]
 }
 
+@test "gs_bench under GEMMSHIM_MODE=verify: ON keeps verifying, OFF forwards" {
+    # ON used to switch to plain ON, so a model run under verify compared nothing
+    run env GS_INITIAL_MODE=2 PYTHONPATH="$ROOT/tests/bats/fixtures/torch_stub:$ROOT/bench/models" \
+        python3 "$ROOT/tests/bats/fixtures/gs_bench_holds.py"
+    echo "$output"
+    [[ "$output" =~ "off: set_mode(0,)" ]]
+    [[ "$output" =~ "on: set_mode(2,)" ]]
+}
+
 @test "gs_trace: incremental attribution charges overlap once and adds up to the span" {
     run python3 - "$ROOT/bench/models" <<'PY'
 import sys
