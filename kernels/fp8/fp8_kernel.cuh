@@ -52,6 +52,20 @@ static_assert(Fp8WideCfg::COOPERATIVE && Fp8WideCfg::HALVES_PER_CONSUMER == 1 &&
 
 constexpr int FP8_K_STEPS = GS_FP8_BLOCK_K / GS_FP8_WGMMA_K; /* k32 wgmmas per k-block (4) */
 
+/* The descriptor of k-step ks from that of k-step 0: a k-step moves 32 bytes
+ * inside the swizzled row, and the descriptor's address field counts 16-byte
+ * units, so it is the k-step 0 descriptor plus 2 ks (the field cannot carry:
+ * shared memory addresses stay below 2^18 bytes). The cooperative 128x128
+ * tile's promoted loop builds it once per k-block instead of per wgmma: the
+ * mask, shift and or of each rebuild are issued by the warps that also add
+ * the partial sums. (On the plain mainloop it measured slower, and the
+ * wide tile's halves were not timed with it: both keep the per-wgmma
+ * build; bench/NOTES.md.) */
+__device__ __forceinline__ uint64_t desc_at_kstep(uint64_t desc_k0, int ks)
+{
+    return desc_k0 + (uint64_t)(ks * (GS_FP8_WGMMA_K / 16));
+}
+
 struct Fp8Params {
     Params base; /* the pingpong epilogue's and scheduler's (no split, no stream-K) */
     /* cuBLASLt's A_SCALE_POINTER / B_SCALE_POINTER (device memory), NULL for
@@ -152,11 +166,11 @@ __device__ __forceinline__ void coop_issue(float (&part)[ACC], uint64_t *full, u
                                            uint32_t q_addr, int s, uint32_t phase, int c)
 {
     mbarrier_wait_parity(&full[s], phase);
+    const uint64_t da = operand_desc<true>(p_addr, c, 0), db = operand_desc<true>(q_addr, 0, 0);
     wgmma_fence(); /* part was read by the adds of an earlier k-block */
 #pragma unroll
     for (int ks = 0; ks < FP8_K_STEPS; ++ks)
-        Wgmma::run(part, operand_desc<true>(p_addr, c, ks), operand_desc<true>(q_addr, 0, ks),
-                   ks > 0 ? 1 : 0);
+        Wgmma::run(part, desc_at_kstep(da, ks), desc_at_kstep(db, ks), ks > 0 ? 1 : 0);
     wgmma_commit_group();
 }
 
