@@ -5,6 +5,7 @@
 #define GS_PINGPONG_LAUNCH_CUH
 
 #include "gs_launch_attrs.cuh"
+#include "gs_launch_scalars.cuh"
 #include "gs_smem_limit.cuh"
 #include "gs_tensor_map.h"
 #include "pingpong_kernel.cuh"
@@ -79,15 +80,7 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const PpPlan &pl)
     if (pp_env().group > 0)
         prm.group_m = pp_env().group;
     if (prm.group_m > prm.tiles_m) prm.group_m = prm.tiles_m;
-    if (pr->scalars_on_device) {
-        prm.alpha = prm.beta = 0.0f;
-        prm.alpha_ptr = static_cast<const float *>(pr->alpha);
-        prm.beta_ptr = static_cast<const float *>(pr->beta);
-    } else {
-        prm.alpha = *static_cast<const float *>(pr->alpha);
-        prm.beta = *static_cast<const float *>(pr->beta);
-        prm.alpha_ptr = prm.beta_ptr = nullptr;
-    }
+    gs_set_scalars(prm, pr);
 
     prm.m_ragged = direct || (m * oes) % 16 != 0;
     prm.c_flags = (d->l2_bytes > 0

@@ -4,6 +4,7 @@
 #ifndef GS_SGEMM_SIMT_LAUNCH_CUH
 #define GS_SGEMM_SIMT_LAUNCH_CUH
 
+#include "gs_launch_scalars.cuh"
 #include "gs_smem_limit.cuh"
 #include "sgemm_simt_kernel.cuh"
 #include "sgemm_simt_reduce.cuh"
@@ -197,13 +198,7 @@ cudaError_t sgemm_launch(const gs_problem_t *p, const gs_device_t *d, const sgem
     prm.stride_a = p->stride_a;
     prm.stride_b = p->stride_b;
     prm.stride_c = p->stride_c;
-    if (p->scalars_on_device) {
-        prm.alpha_ptr = static_cast<const float *>(p->alpha);
-        prm.beta_ptr = static_cast<const float *>(p->beta);
-    } else {
-        prm.alpha = *static_cast<const float *>(p->alpha);
-        prm.beta = *static_cast<const float *>(p->beta);
-    }
+    gs_set_scalars(prm, p);
     prm.c_vec4 = vec4_ok(p->C, p->ldc, p->batch, p->stride_c);
     prm.bias = static_cast<const float *>(p->bias);
 

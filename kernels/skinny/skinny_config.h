@@ -176,9 +176,11 @@ struct skinny_params {
     int bias_type;                     /* gs_dtype_t */
     /* cublasLtMatmul's contract: alpha times the sum even at alpha == 0, so
      * a NaN or Inf operand reaches D as NaN (H200, cuBLAS 13.1:
-     * tests/gpu/test_lt.c, test_fp8_tiles.c); cuBLAS's BLAS GEMMs read
-     * neither A nor B then (0). In the struct's tail padding: its size, and
-     * the register kernel's allocation, stay as they were. */
+     * tests/gpu/test_lt.c, test_fp8_tiles.c). BLAS entry points (0): the
+     * BLAS definition, A and B not read; cuBLAS follows it with a host
+     * alpha, with a device alpha only in some of its kernels
+     * (tests/gpu/test_alpha_zero.c). In the struct's tail padding: its
+     * size, and the register kernel's allocation, stay as they were. */
     int reads_at_alpha_zero;
 };
 

@@ -5,7 +5,7 @@
 #ifndef GS_SKINNY_FILL_CUH
 #define GS_SKINNY_FILL_CUH
 
-#include "gs_problem.h"
+#include "gs_launch_scalars.cuh"
 #include "skinny_config.h"
 
 namespace {
@@ -26,13 +26,7 @@ void fill_params(skinny_params &prm, const gs_problem_t *p, int cluster)
     prm.stride_b = p->stride_b;
     prm.stride_c = p->stride_c;
     prm.cluster = cluster;
-    if (p->scalars_on_device) {
-        prm.alpha_ptr = static_cast<const float *>(p->alpha);
-        prm.beta_ptr = static_cast<const float *>(p->beta);
-    } else {
-        prm.alpha = *static_cast<const float *>(p->alpha);
-        prm.beta = *static_cast<const float *>(p->beta);
-    }
+    gs_set_scalars(prm, p);
     prm.bias = p->bias;
     prm.bias_type = (int)p->bias_type;
     prm.reads_at_alpha_zero = p->entry == GS_EP_LT_MATMUL;
