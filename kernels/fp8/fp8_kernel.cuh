@@ -55,12 +55,12 @@ constexpr int FP8_K_STEPS = GS_FP8_BLOCK_K / GS_FP8_WGMMA_K; /* k32 wgmmas per k
 /* The descriptor of k-step ks from that of k-step 0: a k-step moves 32 bytes
  * inside the swizzled row, and the descriptor's address field counts 16-byte
  * units, so it is the k-step 0 descriptor plus 2 ks (the field cannot carry:
- * shared memory addresses stay below 2^18 bytes). The cooperative 128x128
- * tile's promoted loop builds it once per k-block instead of per wgmma: the
- * mask, shift and or of each rebuild are issued by the warps that also add
- * the partial sums. (On the plain mainloop it measured slower, and the
- * wide tile's halves were not timed with it: both keep the per-wgmma
- * build; bench/NOTES.md.) */
+ * shared memory addresses stay below 2^18 bytes). The promoted loops (the
+ * cooperative 128x128 tile's and the wide tile's halves) build it once per
+ * k-block instead of per wgmma: the mask, shift and or of each rebuild are
+ * issued by the warps that also add the partial sums. The plain mainloop,
+ * whose warps have nothing else to issue, measured slower with it and keeps
+ * the per-wgmma build (bench/NOTES.md). */
 __device__ __forceinline__ uint64_t desc_at_kstep(uint64_t desc_k0, int ks)
 {
     return desc_k0 + (uint64_t)(ks * (GS_FP8_WGMMA_K / 16));
@@ -245,15 +245,15 @@ __device__ __forceinline__ void coop_mainloop_promoted_halves(float (&acc)[Cfg::
         const uint32_t it = it0 + kb;
         const int s = ring_stage<STAGES>(it);
         mbarrier_wait_parity(&ss.full[s], ring_phase<STAGES>(it));
-        const uint32_t p_addr = smem_u32(ss.stage[s].p);
+        const uint64_t da = operand_desc<true>(smem_u32(ss.stage[s].p), c, 0);
         const uint32_t q_addr = smem_u32(ss.stage[s].q);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
+            const uint64_t db = operand_desc<true>(q_addr, 2 * h, 0);
             wgmma_fence(); /* part was read by the adds of the other half */
 #pragma unroll
             for (int ks = 0; ks < FP8_K_STEPS; ++ks)
-                Wgmma128::run(part, operand_desc<true>(p_addr, c, ks),
-                              operand_desc<true>(q_addr, 2 * h, ks), ks > 0 ? 1 : 0);
+                Wgmma128::run(part, desc_at_kstep(da, ks), desc_at_kstep(db, ks), ks > 0 ? 1 : 0);
             wgmma_commit_group();
             wgmma_wait_group<0>();
 #pragma unroll
@@ -356,6 +356,19 @@ fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUt
         /* the pingpong tile's promotion: one M block's k-block partial sums */
         float part[PROMOTE && !COOP ? Cfg::ACC : 1];
 
+        /* Deferred epilogue (the pingpong family's, C_DEFER): a cooperative
+         * tile stores half its sub-tiles at its end and the other half, packed
+         * to bf16 in registers, during the next tile's first k-blocks, so the
+         * tensor cores are not idle for all of the store. The wide tile's
+         * fast accumulation only: the promoted loops hold partial sums in
+         * those registers, and the 128x128 tile (one sub-tile of two
+         * deferred) measured no gain (bench/NOTES.md). */
+        using OutT = __nv_bfloat16;
+        constexpr bool DEFER = COOP && !PROMOTE && Cfg::BLOCK_M == 256;
+        uint32_t pk[DEFER ? Defer<Cfg, OutT>::PK : 1];
+        int pend = 0;
+        DeferredTile dt = {0, 0, 0};
+
         /* Pingpong: local tile i (the CTA's i-th) belongs to consumer i % 2.
          * Cooperative: both consumers take every tile. */
         constexpr int TILE_STRIDE = COOP ? 1 : NUM_CONSUMERS;
@@ -421,6 +434,10 @@ fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUt
                                            (kb > 0 || ks > 0) ? 1 : 0);
                         }
                         wgmma_commit_group();
+                        /* the previous tile's deferred sub-tiles, one per k-block,
+                         * while this k-block's wgmmas run */
+                        if constexpr (DEFER)
+                            deferred_step<Cfg, OutT>(pk, pend, dt, p, &tmap_c, ss.c_sub[cw], epi);
                         /* Keep this k-block's wgmmas in flight; the previous one
                          * has finished reading its stage, which goes back to the
                          * producer. */
@@ -450,11 +467,39 @@ fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUt
              * the next tile's stages meanwhile) ---- */
             const TileCoord tc = unit_tile<Cfg, CLUSTER>(p, t, rank);
             apply_scales<Cfg>(acc, fp, tc, c, warp, lane);
+            if constexpr (DEFER) {
+                /* tiles shorter than the deferred sub-tiles left some */
+                while (pend > 0)
+                    deferred_step<Cfg, OutT>(pk, pend, dt, p, &tmap_c, ss.c_sub[cw], epi);
+                if ((p.c_flags & C_DEFER) && p.bias_kind == BIAS_NONE &&
+                    !(p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m)) {
+                    constexpr uint32_t NOW = (1u << Defer<Cfg, OutT>::NOW) - 1u;
+                    if (p.alpha != 1.0f) {
+                        store_tile<Cfg, OutT, EPI_SCALE, true>(acc, p, tc, c, warp, &tmap_c,
+                                                               ss.c_sub[cw], &ss.c_full[cw], epi,
+                                                               p.alpha, 0.0f, NOW);
+                        deferred_pack<Cfg, OutT, true>(acc[0], pk, p.alpha);
+                    } else {
+                        store_tile<Cfg, OutT, EPI_COPY, true>(acc, p, tc, c, warp, &tmap_c,
+                                                              ss.c_sub[cw], &ss.c_full[cw], epi,
+                                                              p.alpha, 0.0f, NOW);
+                        deferred_pack<Cfg, OutT, false>(acc[0], pk, p.alpha);
+                    }
+                    dt.m0 = tc.m0;
+                    dt.row0 = tc.n0 + c * WGMMA_M + warp * EPI_ROWS;
+                    dt.b = tc.b;
+                    pend = Defer<Cfg, OutT>::LATER;
+                    continue;
+                }
+            }
             /* alpha, the bias and the store: the pingpong epilogue (beta is a
              * host zero: can_implement) */
-            store_tile_any<Cfg, __nv_bfloat16, false>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
-                                                      &ss.c_full[cw], epi, p.alpha, 0.0f, ~0u);
+            store_tile_any<Cfg, OutT, false>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
+                                             &ss.c_full[cw], epi, p.alpha, 0.0f, ~0u);
         }
+        if constexpr (DEFER) /* the CTA's last tile */
+            while (pend > 0)
+                deferred_step<Cfg, OutT>(pk, pend, dt, p, &tmap_c, ss.c_sub[cw], epi);
         /* Shared memory must outlive the reads of the last stores. */
         if (lane == 0)
             tma_store_wait_all<0>();

@@ -80,6 +80,9 @@ int launch(const gs_problem_t *pr, const gs_device_t *d, const gs_fp8_plan_t &pl
     prm.m_ragged = (m * sizeof(__nv_bfloat16)) % 16 != 0;
     prm.c_flags = (d->l2_bytes > 0 && (double)m * (double)n * 2.0 > (double)d->l2_bytes)
                       ? C_EVICT_FIRST : 0;
+    /* the cooperative tiles' fast path defers half its stores (beta is 0;
+     * the kernel takes it only without a bias and off the ragged m tile) */
+    prm.c_flags |= C_DEFER;
     prm.c = pr->C;
     prm.ldc = pr->ldc;
     prm.stride_c = 0;
