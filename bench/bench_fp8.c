@@ -61,6 +61,13 @@
  * --list prints the rows as such a list (suite and op in its comments) and
  * exits, on any machine.
  *
+ * Rows with n > 64 also time the tensor probe (bench/tensor_probe.cu): the
+ * call's multiply-adds as FP8 wgmmas and nothing else, spread evenly over
+ * the SMs, in the same rounds. tensor_tflops is the most a kernel could
+ * reach on that call at the clock the GPU keeps, and ceiling_vs_as_called
+ * (as_called_ms / tensor_ms) the most any kernel could gain over cuBLASLt
+ * as called.
+ *
  * usage: bench_fp8 [--suite fp8|fp8-decode|fp8-all | --shapes FILE] [--csv FILE]
  *                  [--rounds N] [--shim-only N] [--list]
  * Exit 77 without a GPU (or one below compute capability 8.9). */
@@ -349,6 +356,36 @@ static cublasStatus_t call(const side_t *sd, const ctx_t *c, const sets_t *b, in
                  b->D[j], c->ld, sd->algo, c->ws, WS_BYTES, 0);
 }
 
+/* bench/tensor_probe.cu: cudaError_t of the launch */
+int gs_bench_tensor_probe_fp8(const void *a, size_t a_bytes, const void *b, size_t b_bytes,
+                              int a_e5m2, int b_e5m2, double flop, float *sink, cudaStream_t stream);
+
+/* The row the tensor probe side stands in for: set before its rounds */
+static struct probe_row {
+    size_t a_bytes, b_bytes;
+    int a_e5m2, b_e5m2;
+    double flop;
+    float *sink;
+} probe_row;
+
+/* The tensor probe as a side: a cublasLtMatmul's arguments, of which it
+ * takes A and B (their bytes are what it multiplies) and the stream. */
+static cublasStatus_t probe_matmul(cublasLtHandle_t lt, cublasLtMatmulDesc_t d, const void *alpha,
+                                   const void *A, cublasLtMatrixLayout_t la, const void *B,
+                                   cublasLtMatrixLayout_t lb, const void *beta, const void *C,
+                                   cublasLtMatrixLayout_t lc, void *D, cublasLtMatrixLayout_t ld,
+                                   const cublasLtMatmulAlgo_t *algo, void *ws, size_t ws_bytes,
+                                   cudaStream_t stream)
+{
+    (void)lt, (void)d, (void)alpha, (void)la, (void)lb, (void)beta, (void)C, (void)lc, (void)D,
+        (void)ld, (void)algo, (void)ws, (void)ws_bytes;
+    const struct probe_row *p = &probe_row;
+    return gs_bench_tensor_probe_fp8(A, p->a_bytes, B, p->b_bytes, p->a_e5m2, p->b_e5m2, p->flop,
+                                     p->sink, stream) == 0
+               ? CUBLAS_STATUS_SUCCESS
+               : CUBLAS_STATUS_EXECUTION_FAILED;
+}
+
 /* ms per call over `iters` calls cycling through the sets; NAN with *st
  * set if a call failed. */
 static float time_run(side_t *sd, const ctx_t *c, const sets_t *b, int iters, cudaEvent_t e0,
@@ -484,7 +521,7 @@ static void csv_head(const shape_t *s)
 static void csv_untimed(const shape_t *s, const char *status)
 {
     csv_head(s);
-    fprintf(csv_out, ",,,,,,,,,,,,,,,,,,,%s\n", status);
+    fprintf(csv_out, ",,,,,,,,,,,,,,,,,,,,,,%s\n", status);
     fflush(csv_out);
 }
 
@@ -657,15 +694,26 @@ static void measure(const opts_t *o, const shape_t *s, const ctx_t *c, const set
     best->algo = best_i >= 0 ? &heur[best_i].algo : NULL;
 
     /* the rounds: each side once a round, which goes first rotating (and
-     * the order reversed every other cycle); without a best8 algorithm, two */
-    enum { SHIM, ASC, BEST, SIDES };
-    side_t *sides[SIDES] = {shim, asc, best};
-    const int n_sides = best_i >= 0 ? SIDES : BEST;
+     * the order reversed every other cycle); best8 only where an algorithm
+     * ran, the tensor probe only on large rows */
+    enum { SHIM, ASC, BEST, TENSOR, SIDES };
+    side_t tensor = {"tensor", probe_matmul, NULL, 0.f};
+    side_t *sides[SIDES] = {shim, asc, best, &tensor};
+    int act[SIDES], n_sides = 0;
+    act[n_sides++] = SHIM;
+    act[n_sides++] = ASC;
+    if (best_i >= 0)
+        act[n_sides++] = BEST;
+    if (s->n > 64) {
+        probe_row = (struct probe_row){m * k, n * k, s->a_e5m2, s->b_e5m2, 2.0 * m * n * k,
+                                       (float *)c->ws};
+        act[n_sides++] = TENSOR;
+    }
     float t[SIDES][64], h[SIDES][64];
     const int r_n = o->rounds > 64 ? 64 : o->rounds;
     for (int r = 0; r < r_n && st == CUBLAS_STATUS_SUCCESS; ++r)
         for (int i = 0; i < n_sides; ++i) {
-            const int x = (r % n_sides + ((r / n_sides) & 1 ? n_sides - i : i)) % n_sides;
+            const int x = act[(r % n_sides + ((r / n_sides) & 1 ? n_sides - i : i)) % n_sides];
             t[x][r] = time_run(sides[x], c, b, iters, e0, e1, &st);
             h[x][r] = sides[x]->host_us;
         }
@@ -675,8 +723,9 @@ static void measure(const opts_t *o, const shape_t *s, const ctx_t *c, const set
         skipped(s, "a timed call failed", st);
         return;
     }
-    double ms[SIDES] = {NAN, NAN, NAN}, hus[SIDES] = {NAN, NAN, NAN};
-    for (int x = 0; x < n_sides; ++x) {
+    double ms[SIDES] = {NAN, NAN, NAN, NAN}, hus[SIDES] = {NAN, NAN, NAN, NAN};
+    for (int i = 0; i < n_sides; ++i) {
+        const int x = act[i];
         qsort(t[x], r_n, sizeof(float), cmp_float);
         qsort(h[x], r_n, sizeof(float), cmp_float);
         ms[x] = t[x][r_n / 2];
@@ -695,6 +744,9 @@ static void measure(const opts_t *o, const shape_t *s, const ctx_t *c, const set
                "%.2f  as_called %.2f\n",
                "", wbytes / ms[SHIM] / 1e9, wbytes / ms[ASC] / 1e9, wbytes / ms[BEST] / 1e9,
                hus[SHIM], hus[ASC]);
+    else
+        printf("%-10s tensor probe: %.4f ms, %.1f TFLOP/s; asc/tensor %.3f, shim/tensor %.3f\n", "",
+               ms[TENSOR], flop / ms[TENSOR] / 1e9, ms[ASC] / ms[TENSOR], ms[TENSOR] / ms[SHIM]);
     csv_head(s);
     fprintf(csv_out, "%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%.4f,%.4f,%.4f,%d,%d,%.3e,%s,%.0f,", ms[SHIM],
             ms[ASC], ms[BEST], flop / ms[SHIM] / 1e9, flop / ms[ASC] / 1e9, flop / ms[BEST] / 1e9,
@@ -705,7 +757,12 @@ static void measure(const opts_t *o, const shape_t *s, const ctx_t *c, const set
                 wbytes / ms[BEST] / 1e9);
     else
         fprintf(csv_out, ",,,");
-    fprintf(csv_out, "%.2f,%.2f,ok\n", hus[SHIM], hus[ASC]);
+    fprintf(csv_out, "%.2f,%.2f,", hus[SHIM], hus[ASC]);
+    if (decode)
+        fprintf(csv_out, ",,,ok\n");
+    else
+        fprintf(csv_out, "%.6f,%.2f,%.4f,ok\n", ms[TENSOR], flop / ms[TENSOR] / 1e9,
+                ms[ASC] / ms[TENSOR]);
     fflush(csv_out);
 }
 
@@ -856,7 +913,8 @@ int main(int argc, char **argv)
             "gpu,suite,op,a_type,b_type,scale_a,scale_b,fast_accum,m,n,k,shim_ms,as_called_ms,"
             "best8_ms,shim_tflops,as_called_tflops,best8_tflops,shim_vs_as_called,shim_vs_best8,"
             "best8_vs_as_called,best8_index,best8_of,rel_diff,route,weight_bytes,shim_weight_tbs,"
-            "as_called_weight_tbs,best8_weight_tbs,shim_host_us,as_called_host_us,status\n");
+            "as_called_weight_tbs,best8_weight_tbs,shim_host_us,as_called_host_us,tensor_ms,"
+            "tensor_tflops,ceiling_vs_as_called,status\n");
     printf("bench_fp8 on %s (%d SMs, L2 %d MB), cuBLASLt %zu, %s, GEMMSHIM_SEED=0x%llx\n",
            prop.name, prop.multiProcessorCount, l2 >> 20, cublasLtGetVersion(),
            o.shim_only ? "the shim side alone, untimed (--shim-only)" : "median of the rounds",

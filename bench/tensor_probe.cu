@@ -1,0 +1,140 @@
+/* The tensor cores' speed of light for an FP8 GEMM call, measured: one
+ * persistent kernel that issues exactly the call's multiply-adds as FP8
+ * wgmmas and does nothing else (no global loads in the loop, no promotion,
+ * no epilogue), the work split evenly over every SM (no wave quantisation).
+ * bench_fp8 times it like the GEMMs (same rounds, interleaved, median), so
+ * "cuBLASLt / tensor" is the most any kernel could gain over cuBLASLt on
+ * that call at the clock this GPU holds while its tensor cores are busy:
+ * the paper figure (1979 TFLOP/s dense on an H100/H200 SXM) assumes the
+ * boost clock, which high-entropy operands at the power limit do not keep.
+ *
+ * The operands are the call's own bytes: each CTA copies a few of A's and
+ * B's 128-byte k-rows into shared memory at the start and cycles through
+ * them, so the tensor cores multiply the values the GEMM would (the power,
+ * and so the clock, depends on the data). The widest wgmma (m64n256k32)
+ * from two warpgroups, two k-blocks in flight each: what the tiles issue. */
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "../kernels/common/gs_ptx.cuh"
+
+namespace {
+
+constexpr int CONSUMERS = 2;                    /* warpgroups issuing wgmmas */
+constexpr int THREADS = CONSUMERS * 128;
+constexpr int WG_N = 256;                       /* m64n256k32 */
+constexpr int ACC = WG_N / 2;                   /* f32 accumulators a thread */
+constexpr int ROW = 128;                        /* bytes of k per operand row: one swizzle row */
+constexpr int K_STEPS = ROW / 32;               /* k32 wgmmas per k-block */
+constexpr uint32_t P_BYTES = 64 * ROW;          /* a warpgroup's 64 rows */
+constexpr uint32_t Q_BYTES = WG_N * ROW;        /* the 256 rows both read */
+constexpr int STAGES = 4;                       /* distinct k-blocks cycled through */
+constexpr uint32_t STAGE_BYTES = CONSUMERS * P_BYTES + Q_BYTES;
+constexpr size_t SMEM_BYTES = STAGES * STAGE_BYTES + 1024; /* + the 1024-byte alignment */
+constexpr double FLOP_PER_GROUP = 2.0 * 64 * WG_N * ROW;   /* one k-block of one warpgroup */
+static_assert(SMEM_BYTES <= 227u * 1024u, "one CTA an SM");
+
+/* Bytes [from, from + n) of src into dst, wrapping at src_bytes (a 16-byte
+ * multiple); all threads, 16 bytes each. */
+__device__ void copy_wrapped(uint8_t *dst, const uint8_t *src, size_t src_bytes, size_t from,
+                             uint32_t n)
+{
+    for (uint32_t i = threadIdx.x * 16u; i < n; i += THREADS * 16u)
+        *reinterpret_cast<uint4 *>(dst + i) =
+            *reinterpret_cast<const uint4 *>(src + (from + i) % src_bytes);
+}
+
+template <typename TP, typename TQ>
+__global__ void __launch_bounds__(THREADS, 1)
+tensor_probe_fp8(const uint8_t *a, size_t a_bytes, const uint8_t *b, size_t b_bytes,
+                 long long groups, float *sink)
+{
+    using Wgmma = wgmma_m64nNk32_f32_fp8<TP, TQ, WG_N>;
+    extern __shared__ uint8_t gs_probe_smem_raw[];
+    uint8_t *smem = reinterpret_cast<uint8_t *>(
+        (reinterpret_cast<uintptr_t>(gs_probe_smem_raw) + 1023) & ~(uintptr_t)1023);
+
+    /* each CTA its own rows of the call's operands */
+    for (int s = 0; s < STAGES; ++s) {
+        uint8_t *st = smem + s * STAGE_BYTES;
+        const size_t k = (size_t)blockIdx.x * STAGES + s;
+        copy_wrapped(st, a, a_bytes, k * CONSUMERS * P_BYTES, CONSUMERS * P_BYTES);
+        copy_wrapped(st + CONSUMERS * P_BYTES, b, b_bytes, k * Q_BYTES, Q_BYTES);
+    }
+    fence_proxy_async_shared_cta(); /* st.shared before the wgmmas (async proxy) read it */
+    __syncthreads();
+
+    const int c = threadIdx.x / 128;
+    const long long wgs = (long long)gridDim.x * CONSUMERS, w = (long long)blockIdx.x * CONSUMERS + c;
+    const long long mine = groups / wgs + (w < groups % wgs ? 1 : 0);
+
+    float acc[ACC];
+#pragma unroll
+    for (int r = 0; r < ACC; ++r)
+        acc[r] = 0.0f;
+    for (long long g = 0; g < mine; ++g) {
+        const uint32_t st = smem_u32(smem + (g % STAGES) * STAGE_BYTES);
+        const uint64_t da = wgmma_desc_sw128(st + c * P_BYTES, 16, 1024);
+        const uint64_t db = wgmma_desc_sw128(st + CONSUMERS * P_BYTES, 16, 1024);
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < K_STEPS; ++ks)
+            Wgmma::run(acc, da + 2 * ks, db + 2 * ks, 1); /* a k32 step: 32 bytes, 2 units */
+        wgmma_commit_group();
+        wgmma_wait_group<1>(); /* two k-blocks in flight, as the tiles keep them */
+    }
+    wgmma_wait_group<0>();
+#pragma unroll
+    for (int r = 0; r < ACC; ++r)
+        wgmma_fence_operand(acc[r]);
+    /* never true for finite operands' sums; keeps the sums live */
+    if (acc[0] == -1.0e30f)
+        sink[threadIdx.x] = acc[ACC - 1];
+}
+
+template <typename TP, typename TQ>
+cudaError_t launch(const void *a, size_t a_bytes, const void *b, size_t b_bytes, double flop,
+                   float *sink, cudaStream_t stream)
+{
+    static int sms; /* the current device's, read once per instantiation */
+    static bool ready;
+    if (!ready) {
+        int dev = 0;
+        cudaError_t e = cudaGetDevice(&dev);
+        if (e == cudaSuccess)
+            e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        if (e == cudaSuccess)
+            e = cudaFuncSetAttribute(tensor_probe_fp8<TP, TQ>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
+        if (e != cudaSuccess)
+            return e;
+        ready = true;
+    }
+    const long long groups = (long long)(flop / FLOP_PER_GROUP + 0.5);
+    tensor_probe_fp8<TP, TQ><<<sms, THREADS, SMEM_BYTES, stream>>>(
+        (const uint8_t *)a, a_bytes & ~(size_t)15, (const uint8_t *)b, b_bytes & ~(size_t)15,
+        groups, sink);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+/* One probe call doing `flop` (2 m n k of the call) with A's and B's bytes
+ * (each at least 16); a_e5m2 / b_e5m2 pick the wgmma's operand types.
+ * sink: THREADS floats of device memory, never written for finite operands.
+ * cudaError_t of the launch. */
+extern "C" int gs_bench_tensor_probe_fp8(const void *a, size_t a_bytes, const void *b,
+                                         size_t b_bytes, int a_e5m2, int b_e5m2, double flop,
+                                         float *sink, cudaStream_t stream)
+{
+    using E4 = __nv_fp8_e4m3;
+    using E5 = __nv_fp8_e5m2;
+    if (a_bytes < 16 || b_bytes < 16)
+        return (int)cudaErrorInvalidValue;
+    if (a_e5m2)
+        return (int)(b_e5m2 ? launch<E5, E5>(a, a_bytes, b, b_bytes, flop, sink, stream)
+                            : launch<E5, E4>(a, a_bytes, b, b_bytes, flop, sink, stream));
+    return (int)(b_e5m2 ? launch<E4, E5>(a, a_bytes, b, b_bytes, flop, sink, stream)
+                        : launch<E4, E4>(a, a_bytes, b, b_bytes, flop, sink, stream));
+}
