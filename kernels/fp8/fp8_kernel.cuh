@@ -75,13 +75,44 @@ struct Fp8Params {
     int a_vec, b_vec;
 };
 
-/* acc (this consumer's M blocks of the tile) *= scale_a[m] * scale_b[n].
+/* Factor i of a per-row or per-column scale vector of `extent` factors, 0
+ * past it (a ragged tile's rows, never stored), with no branch: the index is
+ * clamped and the value selected, so a warp's loads issue back to back
+ * instead of one branch-guarded load at a time (scale_at's form), whose
+ * latencies added up in the epilogue. */
+__device__ __forceinline__ float vec_factor(const float *s, int i, int extent)
+{
+    const float v = __ldg(s + (i < extent ? i : extent - 1));
+    return i < extent ? v : 0.0f;
+}
+
+/* Column chunk j of every M block (registers 4j..4j+3) times its column
+ * factors sa0, sa1 and its row factors sb (apply_scales' layout). */
+template <typename Cfg>
+__device__ __forceinline__ void scale_chunk(float (&acc)[Cfg::HALVES_PER_CONSUMER][Cfg::ACC], int j,
+                                            float sa0, float sa1,
+                                            const float (&sb)[Cfg::HALVES_PER_CONSUMER][2])
+{
+#pragma unroll
+    for (int h = 0; h < Cfg::HALVES_PER_CONSUMER; ++h)
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+            acc[h][4 * j + 2 * q] *= sa0 * sb[h][q];
+            acc[h][4 * j + 2 * q + 1] *= sa1 * sb[h][q];
+        }
+}
+
+/* acc (this consumer's M blocks of the tile) *= scale_a[m] * scale_b[n],
+ * each factor read as scale_at defines it (1 without a scale, the one
+ * factor of a SCALAR_32F scale, a vector's factor per row or column).
  * wgmma m64nN layout (pingpong_epilogue.cuh, store_m_block): warp w of the
  * warpgroup holds rows 16w..16w+15 of each M block (rows are n here); lane
  * l holds row l/4 in regs 4j, 4j+1 and row l/4 + 8 in regs 4j+2, 4j+3, at
- * columns (m) 8j + 2(l%4) + {0, 1}. Loop order keeps six scale registers
- * live next to the accumulators. Pingpong: M block h is rows 64h of the
- * tile; cooperative: consumer c's one block is rows 64c. */
+ * columns (m) 8j + 2(l%4) + {0, 1}. The scalar factors are read once and
+ * folded into the row factors, so a tensorwise call multiplies each
+ * accumulator once; the products are those scale_a * scale_b would give
+ * (x * 1 is exact). Pingpong: M block h is rows 64h of the tile;
+ * cooperative: consumer c's one block is rows 64c. */
 template <typename Cfg>
 __device__ __forceinline__ void apply_scales(float (&acc)[Cfg::HALVES_PER_CONSUMER][Cfg::ACC],
                                              const Fp8Params &fp, const TileCoord &tc, int c,
@@ -90,27 +121,49 @@ __device__ __forceinline__ void apply_scales(float (&acc)[Cfg::HALVES_PER_CONSUM
     constexpr int HPC = Cfg::HALVES_PER_CONSUMER;
     if (!fp.scale_a && !fp.scale_b)
         return;
+    const bool a_vec = fp.scale_a && fp.a_vec, b_vec = fp.scale_b && fp.b_vec;
+    const float k = (fp.scale_a && !fp.a_vec ? __ldg(fp.scale_a) : 1.0f) *
+                    (fp.scale_b && !fp.b_vec ? __ldg(fp.scale_b) : 1.0f);
     float sb[HPC][2];
 #pragma unroll
     for (int h = 0; h < HPC; ++h)
 #pragma unroll
-        for (int q = 0; q < 2; ++q)
-            sb[h][q] = scale_at(fp.scale_b, fp.b_vec,
-                                tc.n0 + (Cfg::COOPERATIVE ? c : h) * WGMMA_M + warp * EPI_ROWS +
-                                    lane / 4 + 8 * q,
-                                fp.base.n);
+        for (int q = 0; q < 2; ++q) {
+            const int row = tc.n0 + (Cfg::COOPERATIVE ? c : h) * WGMMA_M + warp * EPI_ROWS +
+                            lane / 4 + 8 * q;
+            sb[h][q] = (b_vec ? vec_factor(fp.scale_b, row, fp.base.n) : 1.0f) * k;
+        }
+    if (!a_vec) { /* uniform: a factor per row (n) only */
+#pragma unroll
+        for (int j = 0; j < Cfg::ACC / 4; ++j)
+#pragma unroll
+            for (int h = 0; h < HPC; ++h)
+#pragma unroll
+                for (int q = 0; q < 2; ++q) {
+                    acc[h][4 * j + 2 * q] *= sb[h][q];
+                    acc[h][4 * j + 2 * q + 1] *= sb[h][q];
+                }
+        return;
+    }
+    /* A lane's two columns 2(l%4) + {0, 1} of each 8 are one 8-byte load
+     * where the vector is 8-byte aligned and the tile lies inside m (its
+     * columns start at an even m): no clamps, constant offsets. One loop per
+     * case, so no branch sits between the loads. */
+    const float *sa_lane = fp.scale_a + tc.m0 + 2 * (lane % 4);
+    if (((reinterpret_cast<uintptr_t>(fp.scale_a) & 7u) == 0) &&
+        tc.m0 + Cfg::BLOCK_M <= fp.base.m) {
+#pragma unroll
+        for (int j = 0; j < Cfg::ACC / 4; ++j) {
+            const float2 sa = __ldg(reinterpret_cast<const float2 *>(sa_lane + 8 * j));
+            scale_chunk<Cfg>(acc, j, sa.x, sa.y, sb);
+        }
+        return;
+    }
 #pragma unroll
     for (int j = 0; j < Cfg::ACC / 4; ++j) {
         const int gm = tc.m0 + 8 * j + 2 * (lane % 4);
-        const float sa0 = scale_at(fp.scale_a, fp.a_vec, gm, fp.base.m);
-        const float sa1 = scale_at(fp.scale_a, fp.a_vec, gm + 1, fp.base.m);
-#pragma unroll
-        for (int h = 0; h < HPC; ++h)
-#pragma unroll
-            for (int q = 0; q < 2; ++q) {
-                acc[h][4 * j + 2 * q] *= sa0 * sb[h][q];
-                acc[h][4 * j + 2 * q + 1] *= sa1 * sb[h][q];
-            }
+        scale_chunk<Cfg>(acc, j, vec_factor(fp.scale_a, gm, fp.base.m),
+                         vec_factor(fp.scale_a, gm + 1, fp.base.m), sb);
     }
 }
 
