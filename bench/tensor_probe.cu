@@ -8,11 +8,15 @@
  * the paper figure (1979 TFLOP/s dense on an H100/H200 SXM) assumes the
  * boost clock, which high-entropy operands at the power limit do not keep.
  *
- * The operands are the call's own bytes: each CTA copies a few of A's and
- * B's 128-byte k-rows into shared memory at the start and cycles through
- * them, so the tensor cores multiply the values the GEMM would (the power,
- * and so the clock, depends on the data). The widest wgmma (m64n256k32)
- * from two warpgroups, two k-blocks in flight each: what the tiles issue. */
+ * The operands are the call's own bytes: each CTA copies two k-blocks of
+ * A's and B's 128-byte rows into shared memory at the start and cycles
+ * through them, so the tensor cores multiply the values the GEMM would (the
+ * power, and so the clock, depends on the data). Eight CTAs' worth of
+ * distinct bytes (768 KB) is all the probe reads: the other CTAs find them
+ * in L2, so the fill costs about a microsecond, not the 25 MB a distinct
+ * copy per SM would take from HBM (a few percent of a 0.2 ms call). The
+ * widest wgmma (m64n256k32) from two warpgroups, two k-blocks in flight
+ * each: what the tiles issue. */
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -29,7 +33,8 @@ constexpr int ROW = 128;                        /* bytes of k per operand row: o
 constexpr int K_STEPS = ROW / 32;               /* k32 wgmmas per k-block */
 constexpr uint32_t P_BYTES = 64 * ROW;          /* a warpgroup's 64 rows */
 constexpr uint32_t Q_BYTES = WG_N * ROW;        /* the 256 rows both read */
-constexpr int STAGES = 4;                       /* distinct k-blocks cycled through */
+constexpr int STAGES = 2;                       /* distinct k-blocks cycled through */
+constexpr int DISTINCT_CTAS = 8;                /* CTAs whose operand bytes differ */
 constexpr uint32_t STAGE_BYTES = CONSUMERS * P_BYTES + Q_BYTES;
 constexpr size_t SMEM_BYTES = STAGES * STAGE_BYTES + 1024; /* + the 1024-byte alignment */
 constexpr double FLOP_PER_GROUP = 2.0 * 64 * WG_N * ROW;   /* one k-block of one warpgroup */
@@ -58,7 +63,7 @@ tensor_probe_fp8(const uint8_t *a, size_t a_bytes, const uint8_t *b, size_t b_by
     /* each CTA its own rows of the call's operands */
     for (int s = 0; s < STAGES; ++s) {
         uint8_t *st = smem + s * STAGE_BYTES;
-        const size_t k = (size_t)blockIdx.x * STAGES + s;
+        const size_t k = (size_t)(blockIdx.x % DISTINCT_CTAS) * STAGES + s;
         copy_wrapped(st, a, a_bytes, k * CONSUMERS * P_BYTES, CONSUMERS * P_BYTES);
         copy_wrapped(st + CONSUMERS * P_BYTES, b, b_bytes, k * Q_BYTES, Q_BYTES);
     }
