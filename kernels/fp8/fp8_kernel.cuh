@@ -526,22 +526,8 @@ fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUt
                     deferred_step<Cfg, OutT>(pk, pend, dt, p, &tmap_c, ss.c_sub[cw], epi);
                 if ((p.c_flags & C_DEFER) && p.bias_kind == BIAS_NONE &&
                     !(p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m)) {
-                    constexpr uint32_t NOW = (1u << Defer<Cfg, OutT>::NOW) - 1u;
-                    if (p.alpha != 1.0f) {
-                        store_tile<Cfg, OutT, EPI_SCALE, true>(acc, p, tc, c, warp, &tmap_c,
-                                                               ss.c_sub[cw], &ss.c_full[cw], epi,
-                                                               p.alpha, 0.0f, NOW);
-                        deferred_pack<Cfg, OutT, true>(acc[0], pk, p.alpha);
-                    } else {
-                        store_tile<Cfg, OutT, EPI_COPY, true>(acc, p, tc, c, warp, &tmap_c,
-                                                              ss.c_sub[cw], &ss.c_full[cw], epi,
-                                                              p.alpha, 0.0f, NOW);
-                        deferred_pack<Cfg, OutT, false>(acc[0], pk, p.alpha);
-                    }
-                    dt.m0 = tc.m0;
-                    dt.row0 = tc.n0 + c * WGMMA_M + warp * EPI_ROWS;
-                    dt.b = tc.b;
-                    pend = Defer<Cfg, OutT>::LATER;
+                    defer_tile<Cfg, OutT>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
+                                          &ss.c_full[cw], epi, p.alpha, 0.0f, pk, dt, pend);
                     continue;
                 }
             }

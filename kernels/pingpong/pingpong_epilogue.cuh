@@ -332,6 +332,35 @@ struct DeferredTile {
     int m0, row0, b;
 };
 
+/* A tile's end under C_DEFER (cooperative tiles, 16-bit C, beta == 0, no
+ * bias, not the ragged m tile): sub-tiles [0, NOW) of each warp stored now
+ * (alpha applied, or acc as it is at alpha 1), the LATER others packed
+ * into pk for deferred_step in the next tile's mainloop; dt and pend say
+ * where they go and how many remain. */
+template <typename Cfg, typename TOut>
+__device__ __forceinline__ void defer_tile(float (&acc)[Cfg::HALVES_PER_CONSUMER][Cfg::ACC],
+                                           const Params &p, const TileCoord &tc, int c, int warp,
+                                           const CUtensorMap *tmap_c, uint8_t (*bufs)[SUB_BYTES],
+                                           uint64_t *c_full, EpiState &st, float alpha,
+                                           float beta, uint32_t (&pk)[Defer<Cfg, TOut>::PK],
+                                           DeferredTile &dt, int &pend)
+{
+    constexpr uint32_t NOW = (1u << Defer<Cfg, TOut>::NOW) - 1u;
+    if (alpha != 1.0f) {
+        store_tile<Cfg, TOut, EPI_SCALE, true>(acc, p, tc, c, warp, tmap_c, bufs, c_full, st,
+                                               alpha, beta, NOW);
+        deferred_pack<Cfg, TOut, true>(acc[0], pk, alpha);
+    } else {
+        store_tile<Cfg, TOut, EPI_COPY, true>(acc, p, tc, c, warp, tmap_c, bufs, c_full, st,
+                                              alpha, beta, NOW);
+        deferred_pack<Cfg, TOut, false>(acc[0], pk, alpha);
+    }
+    dt.m0 = tc.m0;
+    dt.row0 = tc.n0 + c * WGMMA_M + warp * EPI_ROWS;
+    dt.b = tc.b;
+    pend = Defer<Cfg, TOut>::LATER;
+}
+
 /* Stage and store the packed sub-tile NOW + D (store_m_block's buffer
  * discipline: one bulk group per sub-tile, buffer st.sub % EPI_BUFS free once
  * at most EPI_BUFS - 1 groups are pending). */

@@ -220,22 +220,8 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
                         deferred_step<Cfg, TOut>(pk, pend, dt, p, &tmap_c, ss.c_sub[cw], epi);
                     if ((p.c_flags & C_DEFER) && beta == 0.0f && p.bias_kind == BIAS_NONE
                         && !(p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m)) {
-                        constexpr uint32_t NOW = (1u << Defer<Cfg, TOut>::NOW) - 1u;
-                        if (alpha != 1.0f) {
-                            store_tile<Cfg, TOut, EPI_SCALE, true>(acc, p, tc, c, warp, &tmap_c,
-                                                                   ss.c_sub[cw], &ss.c_full[cw],
-                                                                   epi, alpha, beta, NOW);
-                            deferred_pack<Cfg, TOut, true>(acc[0], pk, alpha);
-                        } else {
-                            store_tile<Cfg, TOut, EPI_COPY, true>(acc, p, tc, c, warp, &tmap_c,
-                                                                  ss.c_sub[cw], &ss.c_full[cw],
-                                                                  epi, alpha, beta, NOW);
-                            deferred_pack<Cfg, TOut, false>(acc[0], pk, alpha);
-                        }
-                        dt.m0 = tc.m0;
-                        dt.row0 = tc.n0 + c * WGMMA_M + warp * EPI_ROWS;
-                        dt.b = tc.b;
-                        pend = Defer<Cfg, TOut>::LATER;
+                        defer_tile<Cfg, TOut>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
+                                              &ss.c_full[cw], epi, alpha, beta, pk, dt, pend);
                         continue;
                     }
                 }
