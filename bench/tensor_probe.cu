@@ -38,7 +38,9 @@ constexpr int DISTINCT_CTAS = 8;                /* CTAs whose operand bytes diff
 constexpr uint32_t STAGE_BYTES = CONSUMERS * P_BYTES + Q_BYTES;
 constexpr size_t SMEM_BYTES = STAGES * STAGE_BYTES + 1024; /* + the 1024-byte alignment */
 constexpr double FLOP_PER_GROUP = 2.0 * 64 * WG_N * ROW;   /* one k-block of one warpgroup */
-static_assert(SMEM_BYTES <= 227u * 1024u, "one CTA an SM");
+/* One CTA an SM: the 128 accumulators a thread need 40K of the SM's 64K
+ * registers; the shared memory only has to fit. */
+static_assert(SMEM_BYTES <= 227u * 1024u, "shared memory over an SM's");
 
 /* Bytes [from, from + n) of src into dst, wrapping at src_bytes (a 16-byte
  * multiple); all threads, 16 bytes each. */
@@ -102,20 +104,17 @@ template <typename TP, typename TQ>
 cudaError_t launch(const void *a, size_t a_bytes, const void *b, size_t b_bytes, double flop,
                    float *sink, cudaStream_t stream)
 {
-    static int sms; /* the current device's, read once per instantiation */
-    static bool ready;
-    if (!ready) {
-        int dev = 0;
-        cudaError_t e = cudaGetDevice(&dev);
-        if (e == cudaSuccess)
-            e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-        if (e == cudaSuccess)
-            e = cudaFuncSetAttribute(tensor_probe_fp8<TP, TQ>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
-        if (e != cudaSuccess)
-            return e;
-        ready = true;
-    }
+    /* the current device's SMs, read every call (a process may switch
+     * devices; the queries cost microseconds against a 0.2 ms or longer call) */
+    int dev = 0, sms = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(tensor_probe_fp8<TP, TQ>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
+    if (e != cudaSuccess)
+        return e;
     const long long groups = (long long)(flop / FLOP_PER_GROUP + 0.5);
     tensor_probe_fp8<TP, TQ><<<sms, THREADS, SMEM_BYTES, stream>>>(
         (const uint8_t *)a, a_bytes & ~(size_t)15, (const uint8_t *)b, b_bytes & ~(size_t)15,
@@ -126,7 +125,9 @@ cudaError_t launch(const void *a, size_t a_bytes, const void *b, size_t b_bytes,
 } // namespace
 
 /* One probe call doing `flop` (2 m n k of the call) with A's and B's bytes
- * (each at least 16); a_e5m2 / b_e5m2 pick the wgmma's operand types.
+ * (each at least 16); a_e5m2 / b_e5m2 pick the wgmma's operand types (A's
+ * bytes as the wgmma's A: the tiles put B there, which for a mixed-type
+ * call swaps the instruction's type order, not its rate).
  * sink: THREADS floats of device memory, never written for finite operands.
  * cudaError_t of the launch. */
 extern "C" int gs_bench_tensor_probe_fp8(const void *a, size_t a_bytes, const void *b,
