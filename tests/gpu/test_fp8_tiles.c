@@ -39,22 +39,28 @@ typedef struct fp8_case {
     /* alpha = 0 (else 1): cuBLASLt's D is the reference for where a NaN
      * operand still shows (0 * NaN), whatever BLAS would skip */
     int alpha_zero;
+    /* A's scale vector starts one float into its allocation, so it is not
+     * 8-byte aligned: the tiles' 8-byte loads of a full tile's column
+     * factors must give way to single ones */
+    int sa_skew;
 } fp8_case_t;
 
 static const fp8_case_t cases[] = {
-    {"tensorwise e4m3, promoted, long k", 0, 0, 0, 0, 0, 1000, 520, 4112, 0, 0, 0},
-    {"tensorwise e4m3, fast accumulation", 0, 0, 0, 1, 0, 1000, 520, 4112, 0, 0, 0},
-    {"rowwise e4m3, promoted, bias", 0, 0, 1, 0, 1, 776, 333, 272, 0, 0, 0},
-    {"rowwise e5m2 x e4m3, fast, bias", 1, 0, 1, 1, 1, 136, 129, 16, 0, 0, 0},
-    {"tensorwise e4m3 x e5m2, promoted, bias, ragged tile", 0, 1, 0, 0, 1, 1000, 77, 160, 0, 0, 0},
-    {"rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528, 0, 0, 0},
-    {"tensorwise e4m3, promoted, many tiles", 0, 0, 0, 0, 0, 4096, 2304, 1024, 0, 0, 0},
+    {"tensorwise e4m3, promoted, long k", 0, 0, 0, 0, 0, 1000, 520, 4112, 0, 0, 0, 0},
+    {"tensorwise e4m3, fast accumulation", 0, 0, 0, 1, 0, 1000, 520, 4112, 0, 0, 0, 0},
+    {"rowwise e4m3, promoted, bias", 0, 0, 1, 0, 1, 776, 333, 272, 0, 0, 0, 0},
+    {"rowwise e5m2 x e4m3, fast, bias", 1, 0, 1, 1, 1, 136, 129, 16, 0, 0, 0, 0},
+    {"tensorwise e4m3 x e5m2, promoted, bias, ragged tile", 0, 1, 0, 0, 1, 1000, 77, 160, 0, 0, 0, 0},
+    {"rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528, 0, 0, 0, 0},
+    {"tensorwise e4m3, promoted, many tiles", 0, 0, 0, 0, 0, 4096, 2304, 1024, 0, 0, 0, 0},
     /* m not a multiple of 8: cuBLASLt answers 15, and so must the shim */
-    {"tensorwise e4m3, bias, m = 777", 0, 0, 0, 0, 1, 777, 333, 272, 1, 0, 0},
-    {"rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1, 0, 0},
+    {"tensorwise e4m3, bias, m = 777", 0, 0, 0, 0, 1, 777, 333, 272, 1, 0, 0, 0},
+    {"rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1, 0, 0, 0},
     {"tensorwise e4m3 x e5m2, promoted, bias, NaN and Inf planted", 0, 1, 0, 0, 1, 1000, 520, 512,
-     0, 1, 0},
-    {"rowwise e4m3, fast, bias, alpha 0, NaN planted", 0, 0, 1, 1, 1, 1000, 520, 512, 0, 1, 1},
+     0, 1, 0, 0},
+    {"rowwise e4m3, fast, bias, alpha 0, NaN planted", 0, 0, 1, 1, 1, 1000, 520, 512, 0, 1, 1, 0},
+    {"rowwise e4m3, fast, full tiles, A's scales not 8-byte aligned", 0, 0, 1, 1, 0, 1024, 520, 512,
+     0, 0, 0, 1},
 };
 
 /* GEMMSHIM_FP8_TEST_DECODE=1 (with GEMMSHIM_KERNELS=fp8_decode_ring or
@@ -65,28 +71,28 @@ static const fp8_case_t cases[] = {
  * ragged m, n and k, both scale modes, both accumulations, bias, mixed
  * types, and cuBLASLt's refusal. */
 static const fp8_case_t decode_cases[] = {
-    {"decode tensorwise e4m3, fast, n = 1, split 4", 0, 0, 0, 1, 0, 4096, 1, 14336, 0, 0, 0},
-    {"decode rowwise e4m3, promoted, bias, n = 16, split 2", 0, 0, 1, 0, 1, 6144, 16, 4096, 0, 0, 0},
-    {"decode rowwise e5m2 x e4m3, fast, ragged m n k", 1, 0, 1, 1, 0, 1000, 13, 272, 0, 0, 0},
+    {"decode tensorwise e4m3, fast, n = 1, split 4", 0, 0, 0, 1, 0, 4096, 1, 14336, 0, 0, 0, 0},
+    {"decode rowwise e4m3, promoted, bias, n = 16, split 2", 0, 0, 1, 0, 1, 6144, 16, 4096, 0, 0, 0, 0},
+    {"decode rowwise e5m2 x e4m3, fast, ragged m n k", 1, 0, 1, 1, 0, 1000, 13, 272, 0, 0, 0, 0},
     {"decode tensorwise e4m3 x e5m2, promoted, bias, n = 29, split 8", 0, 1, 0, 0, 1, 2048, 29, 4096,
-     0, 0, 0},
-    {"decode rowwise e4m3, promoted, n = 64, split 4", 0, 0, 1, 0, 0, 4096, 64, 2048, 0, 0, 0},
-    {"decode tensorwise e4m3, fast, bias, n = 40", 0, 0, 0, 1, 1, 776, 40, 528, 0, 0, 0},
-    {"decode rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528, 0, 0, 0},
+     0, 0, 0, 0},
+    {"decode rowwise e4m3, promoted, n = 64, split 4", 0, 0, 1, 0, 0, 4096, 64, 2048, 0, 0, 0, 0},
+    {"decode tensorwise e4m3, fast, bias, n = 40", 0, 0, 0, 1, 1, 776, 40, 528, 0, 0, 0, 0},
+    {"decode rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528, 0, 0, 0, 0},
     /* bucket edges (n = 8 | 9, 16 | 17, 32 | 33), ragged k under a split,
      * n = 17..32 unsplit */
-    {"decode rowwise e4m3, fast, n = 8", 0, 0, 1, 1, 0, 2048, 8, 512, 0, 0, 0},
-    {"decode tensorwise e4m3, promoted, n = 9, ragged k, split 4", 0, 0, 0, 0, 0, 4096, 9, 4112, 0, 0, 0},
+    {"decode rowwise e4m3, fast, n = 8", 0, 0, 1, 1, 0, 2048, 8, 512, 0, 0, 0, 0},
+    {"decode tensorwise e4m3, promoted, n = 9, ragged k, split 4", 0, 0, 0, 0, 0, 4096, 9, 4112, 0, 0, 0, 0},
     {"decode rowwise e4m3 x e5m2, promoted, bias, n = 17, ragged k, split 4", 0, 1, 1, 0, 1, 4096,
-     17, 2064, 0, 0, 0},
-    {"decode tensorwise e5m2 x e4m3, fast, n = 33, split 2", 1, 0, 0, 1, 0, 2048, 33, 1040, 0, 0, 0},
-    {"decode rowwise e4m3, fast, n = 32, unsplit", 0, 0, 1, 1, 0, 28672, 32, 1024, 0, 0, 0},
+     17, 2064, 0, 0, 0, 0},
+    {"decode tensorwise e5m2 x e4m3, fast, n = 33, split 2", 1, 0, 0, 1, 0, 2048, 33, 1040, 0, 0, 0, 0},
+    {"decode rowwise e4m3, fast, n = 32, unsplit", 0, 0, 1, 1, 0, 28672, 32, 1024, 0, 0, 0, 0},
     {"decode tensorwise e4m3 x e5m2, promoted, NaN and Inf planted, split", 0, 1, 0, 0, 0, 4096, 16,
-     4096, 0, 1, 0},
-    {"decode rowwise e4m3, fast, bias, NaN planted, split", 0, 0, 1, 1, 1, 2048, 29, 4096, 0, 1, 0},
+     4096, 0, 1, 0, 0},
+    {"decode rowwise e4m3, fast, bias, NaN planted, split", 0, 0, 1, 1, 1, 2048, 29, 4096, 0, 1, 0, 0},
     {"decode tensorwise e4m3 x e5m2, promoted, bias, alpha 0, NaN and Inf planted, split", 0, 1, 0,
-     0, 1, 4096, 16, 4096, 0, 1, 1},
-    {"decode rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1, 0, 0},
+     0, 1, 4096, 16, 4096, 0, 1, 1, 0},
+    {"decode rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1, 0, 0, 0},
 };
 
 /* GEMMSHIM_FP8_TEST_OURS_ONLY=1: the shim's side only, each case against
@@ -155,12 +161,13 @@ static int run_case(cublasLtHandle_t lt, const fp8_case_t *x, set_mode_fn set_mo
     reference(x, hA, hB, sa, sb, hbias, ref);
 
     void *A, *B, *D, *bias;
-    float *dsa, *dsb;
+    float *dsa_base, *dsa, *dsb;
     CUDA_OK(cudaMalloc(&A, k * m));
     CUDA_OK(cudaMalloc(&B, k * n));
     CUDA_OK(cudaMalloc(&D, ldd * n * sizeof(uint16_t)));
     CUDA_OK(cudaMalloc(&bias, m * sizeof(uint16_t)));
-    CUDA_OK(cudaMalloc((void **)&dsa, na * sizeof(float)));
+    CUDA_OK(cudaMalloc((void **)&dsa_base, (na + 1) * sizeof(float)));
+    dsa = dsa_base + x->sa_skew;
     CUDA_OK(cudaMalloc((void **)&dsb, nb * sizeof(float)));
     CUDA_OK(cudaMemcpy(A, hA, k * m, cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy(B, hB, k * n, cudaMemcpyHostToDevice));
@@ -270,7 +277,7 @@ static int run_case(cublasLtHandle_t lt, const fp8_case_t *x, set_mode_fn set_mo
     cublasLtMatrixLayoutDestroy(lb);
     cublasLtMatrixLayoutDestroy(ld);
     cublasLtMatmulDescDestroy(desc);
-    cudaFree(A), cudaFree(B), cudaFree(D), cudaFree(bias), cudaFree(dsa), cudaFree(dsb);
+    cudaFree(A), cudaFree(B), cudaFree(D), cudaFree(bias), cudaFree(dsa_base), cudaFree(dsb);
     free(hA), free(hB), free(sa), free(sb), free(hbias), free(out), free(ref);
     return bad;
 }
