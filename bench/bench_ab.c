@@ -16,6 +16,13 @@
  * each row says how close both GEMMs come to the achievable memory time at
  * that size (ours / floor, cuBLAS / floor) and the TB/s each reaches.
  *
+ * --tensor (16-bit rows) also times the tensor probe (bench/tensor_probe.cu):
+ * the call's multiply-adds as bf16 / fp16 wgmmas and nothing else, spread
+ * evenly over the SMs, in the same rounds, so each row says how far both
+ * GEMMs are from the tensor cores at the clock the GPU keeps (cuBLAS /
+ * tensor: the most any kernel could gain over cuBLAS on that call; the
+ * CSV's tensor_ms). Stream launches, also under --graph.
+ *
  * --graph times each side's run of calls captured once into a CUDA graph
  * and replayed (on a stream of its own, cuBLAS given a 32 MiB workspace as
  * PyTorch gives it), as decode servers and torch.compile run GEMMs: kernels
@@ -34,7 +41,7 @@
  * other kernels: the routing table keeps the lowest reading of the ways.
  *
  * usage: bench_ab [--suite sgemm|pingpong|prefill|decode|deepk|all | --shapes FILE]
- *                 [--csv FILE] [--rounds N] [--floor] [--graph] [--between] */
+ *                 [--csv FILE] [--rounds N] [--floor] [--tensor] [--graph] [--between] */
 #include "../tests/gpu/gpu_util.h"
 
 /* bench/floor_probe.cu: cudaError_t of the launch; ctas <= 0: one per SM */
@@ -43,6 +50,11 @@ int gs_bench_floor_launch(const void *a, size_t a_bytes, const void *b, size_t b
 
 int gs_bench_floor_ldg_launch(const void *a, size_t a_bytes, const void *b, size_t b_bytes,
                               void *c, size_t c_bytes, int ctas, cudaStream_t stream);
+
+/* bench/tensor_probe.cu: cudaError_t of the launch; sink: 256 floats of
+ * device memory */
+int gs_bench_tensor_probe_16(const void *a, size_t a_bytes, const void *b, size_t b_bytes,
+                             int bf16, double flop, float *sink, cudaStream_t stream);
 
 /* bench/between_op.cu: rewrites the head of buf (at most 32 KB), a plain launch */
 int gs_bench_between_launch(void *buf, size_t bytes, cudaStream_t stream);
@@ -301,6 +313,25 @@ static float time_floor(const shape_t *s, const sets_t *b, int iters, const floo
     return ms / iters;
 }
 
+/* ms per tensor-probe call of shape s, over the same buffer sets */
+static float time_tensor(const shape_t *s, const sets_t *b, int iters, float *sink,
+                         cudaEvent_t e0, cudaEvent_t e1)
+{
+    const size_t es = gu_esize(s->ab);
+    CUDA_OK(cudaEventRecord(e0, stream));
+    for (int i = 0; i < iters; ++i) {
+        const int j = i % b->count;
+        CUDA_OK((cudaError_t)gs_bench_tensor_probe_16(
+            b->A[j], (size_t)s->m * s->k * es, b->B[j], (size_t)s->k * s->n * es,
+            s->ab == CUDA_R_16BF, 2.0 * s->m * s->n * s->k, sink, stream));
+    }
+    CUDA_OK(cudaEventRecord(e1, stream));
+    CUDA_OK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+    return ms / iters;
+}
+
 /* The route the shim logged for this shape ("?" if the log is elsewhere). */
 static void route_of(const char *log, const shape_t *s, char *out, size_t cap)
 {
@@ -325,7 +356,7 @@ static void route_of(const char *log, const shape_t *s, char *out, size_t cap)
 int main(int argc, char **argv)
 {
     const char *suite = "all", *csv = "bench_ab.csv", *shapes_file = NULL;
-    int rounds = 15, floor_all = 0, graph = 0;
+    int rounds = 15, floor_all = 0, graph = 0, tensor_all = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--suite") && i + 1 < argc)
             suite = argv[++i];
@@ -337,14 +368,16 @@ int main(int argc, char **argv)
             rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--floor"))
             floor_all = 1;
+        else if (!strcmp(argv[i], "--tensor"))
+            tensor_all = 1;
         else if (!strcmp(argv[i], "--graph"))
             graph = 1;
         else if (!strcmp(argv[i], "--between"))
             between = 1;
         else {
             fprintf(stderr, "usage: %s [--suite sgemm|pingpong|prefill|decode|deepk|all | "
-                            "--shapes FILE] [--csv FILE] [--rounds N] [--floor] [--graph] "
-                            "[--between]\n",
+                            "--shapes FILE] [--csv FILE] [--rounds N] [--floor] [--tensor] "
+                            "[--graph] [--between]\n",
                     argv[0]);
             return 2;
         }
@@ -400,12 +433,18 @@ int main(int argc, char **argv)
     }
     fprintf(out, "gpu,suite,dtype,layout,m,n,k,ours_ms,cublas_ms,speedup,ours_tflops,"
                  "cublas_tflops,rel_diff,route,bytes,floor_ms,floor_engine,timing,ours_host_us,"
-                 "cublas_host_us\n");
+                 "cublas_host_us,tensor_ms\n");
     /* The floor probe: off where it cannot run (not sm_90), said once. */
     const char *e_ctas = getenv("GEMMSHIM_BENCH_FLOOR_CTAS"), *e_chunk = getenv("GEMMSHIM_BENCH_FLOOR_CHUNK_KB"),
                *e_ring = getenv("GEMMSHIM_BENCH_FLOOR_RING_KB");
     floor_cfg_t fcfg = {e_ctas ? atoi(e_ctas) : 0, e_chunk ? atoi(e_chunk) : 0, e_ring ? atoi(e_ring) : 0};
     int floor_ok = 1;
+    /* The tensor probe (--tensor): off where it cannot run (built for
+     * sm_90a), said once */
+    int tensor_ok = tensor_all;
+    float *tensor_sink = NULL;
+    if (tensor_ok)
+        CUDA_OK(cudaMalloc((void **)&tensor_sink, 256 * sizeof(float)));
     printf("bench_ab on %s (%d SMs, L2 %d MB), %d rounds, median, %s%s\n", prop.name,
            prop.multiProcessorCount, l2 >> 20, rounds,
            graph ? "each run of calls replayed from a CUDA graph" : "stream launches",
@@ -465,8 +504,21 @@ int main(int argc, char **argv)
                 }
             }
         }
+        int with_tensor = tensor_ok && (s->ab == CUDA_R_16BF || s->ab == CUDA_R_16F);
+        if (with_tensor) { /* tried once; a probe that cannot run turns itself off */
+            cudaError_t e = (cudaError_t)gs_bench_tensor_probe_16(
+                b.A[0], na * gu_esize(s->ab), b.B[0], nb * gu_esize(s->ab), s->ab == CUDA_R_16BF,
+                2.0 * s->m * s->n * s->k, tensor_sink, stream);
+            if (e == cudaSuccess)
+                e = cudaDeviceSynchronize();
+            if (e != cudaSuccess) {
+                printf("(no tensor probe: it cannot run here: %s)\n", cudaGetErrorString(e));
+                cudaGetLastError();
+                tensor_ok = with_tensor = 0;
+            }
+        }
         float t_ours[64], t_real[64], t_floor[64], t_floor_ldg[64], t_ops[64], h_ours[64],
-            h_real[64], h_ops[64];
+            h_real[64], h_ops[64], t_tensor[64];
         int r_n = rounds > 64 ? 64 : rounds;
         run_t run_real = {real, 0, 0.f}, run_ours = {ours, 0, 0.f}, run_ops = {NULL, 0, 0.f};
         for (int r = 0; r < r_n; ++r) {
@@ -489,6 +541,8 @@ int main(int argc, char **argv)
                 t_of[first][r] = time_floor(s, &b, iters, &fcfg, first, e0, e1);
                 t_of[!first][r] = time_floor(s, &b, iters, &fcfg, !first, e0, e1);
             }
+            if (with_tensor)
+                t_tensor[r] = time_tensor(s, &b, iters, tensor_sink, e0, e1);
         }
         qsort(t_ours, r_n, sizeof(float), cmp_float);
         qsort(t_real, r_n, sizeof(float), cmp_float);
@@ -522,6 +576,11 @@ int main(int argc, char **argv)
                 engine = "load";
             }
         }
+        double mt = NAN;
+        if (with_tensor) {
+            qsort(t_tensor, r_n, sizeof(float), cmp_float);
+            mt = t_tensor[r_n / 2];
+        }
         /* compulsory bytes: A and B read once, C written once (beta = 0) */
         double bytes = (double)(na + nb) * gu_esize(s->ab) + (double)nc * gu_esize(s->c);
         double flop = 2.0 * s->m * s->n * s->k;
@@ -549,7 +608,14 @@ int main(int argc, char **argv)
             fprintf(out, ",");
         else
             fprintf(out, "%.2f,%.2f", ho, hr);
+        fprintf(out, ",");
+        if (with_tensor)
+            fprintf(out, "%.6f", mt);
         fprintf(out, "\n");
+        if (with_tensor)
+            printf("%-12s tensor_ms %.4f (%.1f TFLOP/s): cuBLAS / tensor %.3f (the most any kernel "
+                   "could gain), ours at %.3f of the probe's speed\n",
+                   "", mt, flop / mt / 1e9, mr / mt, mt / mo);
         if (!graph)
             printf("%-12s host us per call: ours %.2f, cuBLAS %.2f (GPU us per call %.2f / %.2f)\n", "",
                    ho, hr, 1e3 * mo, 1e3 * mr);
@@ -568,6 +634,7 @@ int main(int argc, char **argv)
         }
     }
     fclose(out);
+    cudaFree(tensor_sink);
     cublasDestroy(h);
     if (graph) {
         cudaFree(cublas_ws);

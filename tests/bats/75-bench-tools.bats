@@ -176,6 +176,19 @@ PY
     [[ "$output" =~ "--attribute N" ]]
 }
 
+# bench_ab (bench/bench_ab.c) on a CPU: its options, --tensor among them,
+# parsed before it looks for a GPU
+@test "bench_ab: its usage names --tensor; a bad option or shape list fails before the GPU check" {
+    B="$SHIM_BUILD_DIR/bin/bench_ab"
+    [ -x "$B" ] || skip "bench_ab not built (GEMMSHIM_BUILD_BENCH=OFF)"
+    run "$B" --bogus
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"[--floor] [--tensor] [--graph] [--between]"* ]]
+    printf 'not a shape\n' > "$BATS_TEST_TMPDIR/bad.txt"
+    run "$B" --tensor --shapes "$BATS_TEST_TMPDIR/bad.txt"
+    [ "$status" -eq 2 ]
+}
+
 # bench_fp8 (bench/bench_fp8.c) on a CPU: its usage, its suites as shape
 # lists, and the errors it reports before it looks for a GPU
 @test "bench_fp8: --help, usage errors, and its suites listed as a --shapes list that reads back" {
