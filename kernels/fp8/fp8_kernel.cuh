@@ -75,17 +75,6 @@ struct Fp8Params {
     int a_vec, b_vec;
 };
 
-/* Factor i of a per-row or per-column scale vector of `extent` factors, 0
- * past it (a ragged tile's rows, never stored), with no branch: the index is
- * clamped and the value selected, so a warp's loads issue back to back
- * instead of one branch-guarded load at a time (scale_at's form), whose
- * latencies added up in the epilogue. */
-__device__ __forceinline__ float vec_factor(const float *s, int i, int extent)
-{
-    const float v = __ldg(s + (i < extent ? i : extent - 1));
-    return i < extent ? v : 0.0f;
-}
-
 /* Column chunk j of every M block (registers 4j..4j+3) times its column
  * factors sa0, sa1 and its row factors sb (apply_scales' layout). */
 template <typename Cfg>
