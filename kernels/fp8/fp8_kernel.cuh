@@ -122,16 +122,10 @@ __device__ __forceinline__ void apply_scales(float (&acc)[Cfg::HALVES_PER_CONSUM
                             lane / 4 + 8 * q;
             sb[h][q] = (b_vec ? vec_factor(fp.scale_b, row, fp.base.n) : 1.0f) * k;
         }
-    if (!a_vec) { /* uniform: a factor per row (n) only */
+    if (!a_vec) { /* uniform: a factor per row (n) only (1 * sb is sb) */
 #pragma unroll
         for (int j = 0; j < Cfg::ACC / 4; ++j)
-#pragma unroll
-            for (int h = 0; h < HPC; ++h)
-#pragma unroll
-                for (int q = 0; q < 2; ++q) {
-                    acc[h][4 * j + 2 * q] *= sb[h][q];
-                    acc[h][4 * j + 2 * q + 1] *= sb[h][q];
-                }
+            scale_chunk<Cfg>(acc, j, 1.0f, 1.0f, sb);
         return;
     }
     /* A lane's two columns 2(l%4) + {0, 1} of each 8 are one 8-byte load
