@@ -313,17 +313,23 @@ static float time_floor(const shape_t *s, const sets_t *b, int iters, const floo
     return ms / iters;
 }
 
+/* One tensor-probe call of shape s on (A, B): the launch's error. */
+static cudaError_t tensor_call(const shape_t *s, void *A, void *B, float *sink)
+{
+    const size_t es = gu_esize(s->ab);
+    return (cudaError_t)gs_bench_tensor_probe_16(A, (size_t)s->m * s->k * es, B,
+                                                 (size_t)s->k * s->n * es, s->ab == CUDA_R_16BF,
+                                                 2.0 * s->m * s->n * s->k, sink, stream);
+}
+
 /* ms per tensor-probe call of shape s, over the same buffer sets */
 static float time_tensor(const shape_t *s, const sets_t *b, int iters, float *sink,
                          cudaEvent_t e0, cudaEvent_t e1)
 {
-    const size_t es = gu_esize(s->ab);
     CUDA_OK(cudaEventRecord(e0, stream));
     for (int i = 0; i < iters; ++i) {
         const int j = i % b->count;
-        CUDA_OK((cudaError_t)gs_bench_tensor_probe_16(
-            b->A[j], (size_t)s->m * s->k * es, b->B[j], (size_t)s->k * s->n * es,
-            s->ab == CUDA_R_16BF, 2.0 * s->m * s->n * s->k, sink, stream));
+        CUDA_OK(tensor_call(s, b->A[j], b->B[j], sink));
     }
     CUDA_OK(cudaEventRecord(e1, stream));
     CUDA_OK(cudaEventSynchronize(e1));
@@ -506,9 +512,7 @@ int main(int argc, char **argv)
         }
         int with_tensor = tensor_ok && (s->ab == CUDA_R_16BF || s->ab == CUDA_R_16F);
         if (with_tensor) { /* tried once; a probe that cannot run turns itself off */
-            cudaError_t e = (cudaError_t)gs_bench_tensor_probe_16(
-                b.A[0], na * gu_esize(s->ab), b.B[0], nb * gu_esize(s->ab), s->ab == CUDA_R_16BF,
-                2.0 * s->m * s->n * s->k, tensor_sink, stream);
+            cudaError_t e = tensor_call(s, b.A[0], b.B[0], tensor_sink);
             if (e == cudaSuccess)
                 e = cudaDeviceSynchronize();
             if (e != cudaSuccess) {
