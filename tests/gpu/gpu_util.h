@@ -309,6 +309,15 @@ static inline int gu_shim_present(void)
     return global && dladdr(global, &a) && dladdr(real, &b) && a.dli_fbase != b.dli_fbase;
 }
 
+/* A test that needs the shim and runs without it fails, saying how to run it. */
+static inline void gu_require_shim(void)
+{
+    if (!gu_shim_present()) {
+        printf("FAIL: run me with LD_PRELOAD=libgemmshim.so\n");
+        exit(1);
+    }
+}
+
 /* The same for a program that links only cuBLASLt (libcublas may not be
  * loaded at all): the global cublasLtMatmul then lives outside libcublasLt. */
 static inline int gu_shim_present_lt(void)

@@ -61,10 +61,7 @@ static int is_nan(const void *p, size_t i, cudaDataType t)
 int main(void)
 {
     gpu_require_or_skip("test_alpha_zero");
-    if (!gu_shim_present()) {
-        printf("FAIL: run me with LD_PRELOAD=libgemmshim.so\n");
-        return 1;
-    }
+    gu_require_shim();
     const route_fn last_route = (route_fn)dlsym(RTLD_DEFAULT, "gemmshim_last_route");
     gemmex_fn real_ex = (gemmex_fn)gu_real_cublas_sym("cublasGemmEx");
     gemm_sb_fn real_sb = (gemm_sb_fn)gu_real_cublas_sym("cublasGemmStridedBatchedEx");

@@ -66,10 +66,7 @@ int main(void)
     uint64_t seed = gu_seed_init();
     printf("test_f32out_accuracy: %d cases, GEMMSHIM_SEED=0x%llx\n", (int)(sizeof cases / sizeof cases[0]),
            (unsigned long long)seed);
-    if (!gu_shim_present()) {
-        printf("FAIL: run me with LD_PRELOAD=libgemmshim.so\n");
-        return 1;
-    }
+    gu_require_shim();
     gemmex_fn real = (gemmex_fn)gu_real_cublas_sym("cublasGemmEx");
     cublasHandle_t h;
     CUBLAS_OK(cublasCreate(&h));

@@ -276,10 +276,7 @@ static void *worker(void *arg)
 int main(void)
 {
     gpu_require_or_skip("test_graph_threads");
-    if (!gu_shim_present()) {
-        printf("FAIL: run me with LD_PRELOAD=libgemmshim.so\n");
-        return 1;
-    }
+    gu_require_shim();
     (void)gu_seed_init();
     /* first: their streams must be new to the shim (a destroyed stream's
      * handle value may come back for a new one, with the old stream's

@@ -90,10 +90,7 @@ int main(void)
     int64_t max_dim = md ? atoll(md) : 0;
     printf("test_hgemm_sweep: %d cases%s, GEMMSHIM_SEED=0x%llx\n", cases,
            plain ? " (plain epilogue only: GEMMSHIM_SWEEP_PLAIN=1)" : "", (unsigned long long)seed);
-    if (!gu_shim_present()) {
-        printf("FAIL: run me with LD_PRELOAD=libgemmshim.so\n");
-        return 1;
-    }
+    gu_require_shim();
     gemmex_fn real = (gemmex_fn)gu_real_cublas_sym("cublasGemmEx");
     gemmex_sb_fn real_sb = (gemmex_sb_fn)gu_real_cublas_sym("cublasGemmStridedBatchedEx");
     cublasHandle_t h;

@@ -134,10 +134,7 @@ int main(void)
         printf("SKIP: test_multi_gpu: %d CUDA device, needs 2\n", n);
         return GPU_SKIP;
     }
-    if (!gu_shim_present()) {
-        printf("FAIL: run me with LD_PRELOAD=libgemmshim.so\n");
-        return 1;
-    }
+    gu_require_shim();
     printf("test_multi_gpu: %d GPUs, seed %llu\n", n, (unsigned long long)gu_seed_init());
     if (n > 8)
         n = 8;

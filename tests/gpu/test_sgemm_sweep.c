@@ -194,10 +194,7 @@ int main(void)
     int64_t max_dim = md ? atoll(md) : 0;
     printf("test_sgemm_sweep: %d cases, GEMMSHIM_SEED=0x%llx, shim %s\n", cases,
            (unsigned long long)seed, gu_shim_present() ? "present" : "ABSENT");
-    if (!gu_shim_present()) {
-        printf("FAIL: run me with LD_PRELOAD=libgemmshim.so\n");
-        return 1;
-    }
+    gu_require_shim();
     cublasHandle_t h;
     CUBLAS_OK(cublasCreate(&h));
     cudaStream_t stream;

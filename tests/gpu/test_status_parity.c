@@ -64,10 +64,7 @@ static void build_cases(void)
 int main(void)
 {
     gpu_require_or_skip("test_status_parity");
-    if (!gu_shim_present()) {
-        printf("FAIL: run me with LD_PRELOAD=libgemmshim.so\n");
-        return 1;
-    }
+    gu_require_shim();
     build_cases();
     cublasHandle_t h;
     CUBLAS_OK(cublasCreate(&h));
