@@ -68,8 +68,13 @@
  * (as_called_ms / tensor_ms) the most any kernel could gain over cuBLASLt
  * as called.
  *
+ * --graph times each side's run of calls as one CUDA graph replay (captured
+ * once per row; the CSV's timing column says graph, else stream): what a
+ * decode step captured by a serving engine sees, without the host's time
+ * per call (host_us columns empty).
+ *
  * usage: bench_fp8 [--suite fp8|fp8-decode|fp8-all | --shapes FILE] [--csv FILE]
- *                  [--rounds N] [--shim-only N] [--list]
+ *                  [--rounds N] [--shim-only N] [--list] [--graph]
  * Exit 77 without a GPU (or one below compute capability 8.9). */
 #include "../tests/gpu/gpu_util.h"
 #include "../tests/gpu/gu_fp8.h"
@@ -341,19 +346,39 @@ typedef struct ctx {
 } ctx_t;
 
 /* One side: which cublasLtMatmul, with which algorithm (NULL: cuBLASLt's
- * or the shim's choice). host_us: the host's microseconds per call, last run. */
+ * or the shim's choice). host_us: the host's microseconds per call, last
+ * run (NAN under --graph). exec: under --graph, the row's run of calls
+ * captured once and replayed. */
 typedef struct side {
     const char *name;
     lt_matmul_fn f;
     const cublasLtMatmulAlgo_t *algo;
     float host_us;
+    cudaGraphExec_t exec;
 } side_t;
+
+/* The stream every call and event goes to: the legacy stream, or under
+ * --graph one of bench_fp8's own (the legacy stream cannot be captured).
+ * graph: --graph, each side's run of calls timed as one CUDA graph replay,
+ * as a serving engine's decode step runs them: no host time between calls,
+ * so a side whose host cost per call exceeds its GPU time (cuBLASLt's
+ * heuristic on the smallest decode calls) is timed by its kernels. */
+static cudaStream_t stream;
+static int graph;
 
 static cublasStatus_t call(const side_t *sd, const ctx_t *c, const sets_t *b, int j)
 {
     static const float alpha = 1.f, beta = 0.f;
     return sd->f(c->lt, b->desc[j], &alpha, b->A[j], c->la, b->B[j], c->lb, &beta, b->D[j], c->ld,
-                 b->D[j], c->ld, sd->algo, c->ws, WS_BYTES, 0);
+                 b->D[j], c->ld, sd->algo, c->ws, WS_BYTES, stream);
+}
+
+/* A side's graph, if it has one, destroyed (the row's sizes go with it). */
+static void drop_graph(side_t *sd)
+{
+    if (sd->exec)
+        cudaGraphExecDestroy(sd->exec);
+    sd->exec = NULL;
 }
 
 /* bench/tensor_probe.cu: cudaError_t of the launch */
@@ -391,21 +416,40 @@ static cublasStatus_t probe_matmul(cublasLtHandle_t lt, cublasLtMatmulDesc_t d, 
 }
 
 /* ms per call over `iters` calls cycling through the sets; NAN with *st
- * set if a call failed. */
+ * set if a call failed. as_graph: the run captured into the side's graph
+ * on first use (iters fixed from then on: a row's rounds), then replayed. */
 static float time_run(side_t *sd, const ctx_t *c, const sets_t *b, int iters, cudaEvent_t e0,
-                      cudaEvent_t e1, cublasStatus_t *st)
+                      cudaEvent_t e1, cublasStatus_t *st, int as_graph)
 {
     cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+    if (as_graph && !sd->exec) {
+        cudaGraph_t g;
+        CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        for (int i = 0; i < iters && s == CUBLAS_STATUS_SUCCESS; ++i)
+            s = call(sd, c, b, i % b->count);
+        CUDA_OK(cudaStreamEndCapture(stream, &g));
+        if (s == CUBLAS_STATUS_SUCCESS)
+            CUDA_OK(cudaGraphInstantiate(&sd->exec, g, 0));
+        CUDA_OK(cudaGraphDestroy(g));
+        if (s != CUBLAS_STATUS_SUCCESS) {
+            *st = s;
+            return NAN;
+        }
+        CUDA_OK(cudaGraphLaunch(sd->exec, stream)); /* its first launch uploads it: untimed */
+    }
     struct timespec t0, t1;
-    CUDA_OK(cudaEventRecord(e0, 0));
+    CUDA_OK(cudaEventRecord(e0, stream));
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (int i = 0; i < iters && s == CUBLAS_STATUS_SUCCESS; ++i)
+    if (as_graph)
+        CUDA_OK(cudaGraphLaunch(sd->exec, stream));
+    for (int i = 0; !as_graph && i < iters && s == CUBLAS_STATUS_SUCCESS; ++i)
         s = call(sd, c, b, i % b->count);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    CUDA_OK(cudaEventRecord(e1, 0));
+    CUDA_OK(cudaEventRecord(e1, stream));
     CUDA_OK(cudaEventSynchronize(e1));
-    sd->host_us =
-        (float)(((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / 1e3 / iters);
+    sd->host_us = as_graph ? NAN
+                           : (float)(((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) /
+                                     1e3 / iters);
     float ms = 0;
     CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
     if (s != CUBLAS_STATUS_SUCCESS) {
@@ -525,7 +569,7 @@ static void csv_head(const shape_t *s)
 static void csv_untimed(const shape_t *s, const char *status)
 {
     csv_head(s);
-    fprintf(csv_out, ",,,,,,,,,,,,,,,,,,,,,,%s\n", status);
+    fprintf(csv_out, ",,,,,,,,,,,,,,,,,,,,,,%s,%s\n", status, graph ? "graph" : "stream");
     fflush(csv_out);
 }
 
@@ -653,8 +697,8 @@ static void measure(const opts_t *o, const shape_t *s, const ctx_t *c, const set
     }
 
     /* iterations per sample: about 2 ms of work, at least one pass over the sets */
-    const float probe = time_run(asc, c, b, b->count, e0, e1, &st);
-    time_run(shim, c, b, b->count, e0, e1, &st);
+    const float probe = time_run(asc, c, b, b->count, e0, e1, &st, 0);
+    time_run(shim, c, b, b->count, e0, e1, &st, 0);
     if (st != CUBLAS_STATUS_SUCCESS)
         {
         skipped(s, "a timed call failed", st);
@@ -682,11 +726,12 @@ static void measure(const opts_t *o, const shape_t *s, const ctx_t *c, const set
     for (int i = 0; i < n_heur; ++i) {
         if (heur[i].state != CUBLAS_STATUS_SUCCESS)
             continue;
-        side_t t = {"best8", best->f, &heur[i].algo, 0.f};
+        side_t t = {"best8", best->f, &heur[i].algo, 0.f, NULL};
         cublasStatus_t ts = CUBLAS_STATUS_SUCCESS;
         float r[3];
         for (int j = 0; j < 3; ++j)
-            r[j] = time_run(&t, c, b, iters, e0, e1, &ts);
+            r[j] = time_run(&t, c, b, iters, e0, e1, &ts, graph);
+        drop_graph(&t);
         if (ts != CUBLAS_STATUS_SUCCESS)
             continue; /* an algorithm that fails to run is no candidate */
         qsort(r, 3, sizeof(float), cmp_float);
@@ -701,7 +746,7 @@ static void measure(const opts_t *o, const shape_t *s, const ctx_t *c, const set
      * the order reversed every other cycle); best8 only where an algorithm
      * ran, the tensor probe only on large rows */
     enum { SHIM, ASC, BEST, TENSOR, SIDES };
-    side_t tensor = {"tensor", probe_matmul, NULL, 0.f};
+    side_t tensor = {"tensor", probe_matmul, NULL, 0.f, NULL};
     side_t *sides[SIDES] = {shim, asc, best, &tensor};
     int act[SIDES], n_sides = 0;
     act[n_sides++] = SHIM;
@@ -718,9 +763,11 @@ static void measure(const opts_t *o, const shape_t *s, const ctx_t *c, const set
     for (int r = 0; r < r_n && st == CUBLAS_STATUS_SUCCESS; ++r)
         for (int i = 0; i < n_sides; ++i) {
             const int x = act[(r % n_sides + ((r / n_sides) & 1 ? n_sides - i : i)) % n_sides];
-            t[x][r] = time_run(sides[x], c, b, iters, e0, e1, &st);
+            t[x][r] = time_run(sides[x], c, b, iters, e0, e1, &st, graph);
             h[x][r] = sides[x]->host_us;
         }
+    for (int i = 0; i < SIDES; ++i)
+        drop_graph(sides[i]);
     best->algo = NULL; /* heur is this function's */
     if (st != CUBLAS_STATUS_SUCCESS)
         {
@@ -764,10 +811,10 @@ static void measure(const opts_t *o, const shape_t *s, const ctx_t *c, const set
         fprintf(csv_out, ",,,");
     fprintf(csv_out, "%.2f,%.2f,", hus[SHIM], hus[ASC]);
     if (decode || !probe_on)
-        fprintf(csv_out, ",,,ok\n");
+        fprintf(csv_out, ",,,ok,%s\n", graph ? "graph" : "stream");
     else
-        fprintf(csv_out, "%.6f,%.2f,%.4f,ok\n", ms[TENSOR], flop / ms[TENSOR] / 1e9,
-                ms[ASC] / ms[TENSOR]);
+        fprintf(csv_out, "%.6f,%.2f,%.4f,ok,%s\n", ms[TENSOR], flop / ms[TENSOR] / 1e9,
+                ms[ASC] / ms[TENSOR], graph ? "graph" : "stream");
     fflush(csv_out);
 }
 
@@ -820,7 +867,7 @@ static void run_shape(const opts_t *o, const shape_t *s, ctx_t *c, side_t *shim,
 
 static const char usage[] =
     "usage: %s [--suite fp8|fp8-decode|fp8-all | --shapes FILE] [--csv FILE] [--rounds N] "
-    "[--shim-only N] [--list]\n";
+    "[--shim-only N] [--list] [--graph]\n";
 
 int main(int argc, char **argv)
 {
@@ -840,6 +887,8 @@ int main(int argc, char **argv)
             o.shim_only = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--list"))
             list = 1;
+        else if (!strcmp(argv[i], "--graph"))
+            graph = 1;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             printf(usage, argv[0]);
             return 0;
@@ -907,9 +956,11 @@ int main(int argc, char **argv)
     const lt_matmul_fn real = (lt_matmul_fn)gu_real_cublaslt_sym("cublasLtMatmul");
     const lt_heuristic_fn heuristic =
         (lt_heuristic_fn)gu_real_cublaslt_sym("cublasLtMatmulAlgoGetHeuristic");
-    side_t shim = {"shim", (lt_matmul_fn)cublasLtMatmul, NULL, 0.f},
-           asc = {"as_called", real, NULL, 0.f}, best = {"best8", real, NULL, 0.f};
+    side_t shim = {"shim", (lt_matmul_fn)cublasLtMatmul, NULL, 0.f, NULL},
+           asc = {"as_called", real, NULL, 0.f, NULL}, best = {"best8", real, NULL, 0.f, NULL};
     cudaEvent_t e0, e1;
+    if (graph) /* blocking: the legacy stream's copies and fills stay ordered with it */
+        CUDA_OK(cudaStreamCreate(&stream));
     CUDA_OK(cudaEventCreate(&e0));
     CUDA_OK(cudaEventCreate(&e1));
     csv_out = fopen(csv, "w");
@@ -922,10 +973,12 @@ int main(int argc, char **argv)
             "best8_ms,shim_tflops,as_called_tflops,best8_tflops,shim_vs_as_called,shim_vs_best8,"
             "best8_vs_as_called,best8_index,best8_of,rel_diff,route,weight_bytes,shim_weight_tbs,"
             "as_called_weight_tbs,best8_weight_tbs,shim_host_us,as_called_host_us,tensor_ms,"
-            "tensor_tflops,ceiling_vs_as_called,status\n");
+            "tensor_tflops,ceiling_vs_as_called,status,timing\n");
     printf("bench_fp8 on %s (%d SMs, L2 %d MB), cuBLASLt %zu, %s, GEMMSHIM_SEED=0x%llx\n",
            prop.name, prop.multiProcessorCount, l2 >> 20, cublasLtGetVersion(),
-           o.shim_only ? "the shim side alone, untimed (--shim-only)" : "median of the rounds",
+           o.shim_only ? "the shim side alone, untimed (--shim-only)"
+           : graph     ? "median of the rounds, each run of calls replayed from a CUDA graph"
+                       : "median of the rounds",
            (unsigned long long)seed);
     if (!o.shim_only) {
         printf("%d rounds; s/asc = as_called_ms / shim_ms, s/b8 = best8_ms / shim_ms, b8/asc = "
