@@ -220,6 +220,43 @@ SOURCES = [
     # stored directly, shapes no suite measured, the eligible policy's
     # choice per shape (bench/shapes/odd-one-operand.txt)
     ("h100-odd-one-operand-eligible.csv", []),
+    # FP8 decode (bench_fp8, e4m3, tensorwise and rowwise, fast accumulation
+    # on and off), each decode kernel forced: --suite fp8-decode on the build
+    # the docs' FP8 decode table measured and on the current kernels (the
+    # alpha-0 rule since), then bench/shapes/fp8-decode-llama.txt twice;
+    # the lowest reading of each shape and scale mode stands
+    ("h200-fp8-decode/dedup-fp8_decode_ring.csv", []),
+    ("h200-fp8-decode/dedup-fp8_decode_wg.csv", []),
+    ("h200-fp8-decode/table-fp8_decode_ring.csv", []),
+    ("h200-fp8-decode/table-fp8_decode_wg.csv", []),
+    ("h200-fp8-decode/llama-fp8_decode_ring-1.csv", []),
+    ("h200-fp8-decode/llama-fp8_decode_wg-1.csv", []),
+    ("h200-fp8-decode/llama-fp8_decode_ring-2.csv", []),
+    ("h200-fp8-decode/llama-fp8_decode_wg-2.csv", []),
+    # the default policy on the table above (both lists): a row it routed
+    # and measured slower there (cuBLASLt's host time per call varies from
+    # process to process on the smallest shapes) loses its route
+    ("h200-fp8-decode/default-llama-1.csv", []),
+    ("h200-fp8-decode/default-suite-1.csv", []),
+    ("h200-fp8-decode/default-llama-2.csv", []),
+    ("h200-fp8-decode/default-suite-2.csv", []),
+    ("h200-fp8-decode/default-llama-3.csv", []),
+    ("h200-fp8-decode/default-suite-3.csv", []),
+    # the same calls replayed from CUDA graphs (bench_fp8 --graph: what a
+    # serving engine's captured decode step sees, cuBLASLt's host time per
+    # call out of the picture), each kernel forced and the default policy:
+    # tensorwise rows that gained from that host time in a stream lose
+    # their routes here
+    ("h200-fp8-decode/graph-fp8_decode_ring-llama.csv", []),
+    ("h200-fp8-decode/graph-fp8_decode_wg-llama.csv", []),
+    ("h200-fp8-decode/graph-fp8_decode_ring-suite.csv", []),
+    ("h200-fp8-decode/graph-default-llama.csv", []),
+    # the default policy on the table with all of the above, both regimes
+    # (docs/PERFORMANCE.md's FP8 decode figures)
+    ("h200-fp8-decode/final-default-llama.csv", []),
+    ("h200-fp8-decode/final-default-suite.csv", []),
+    ("h200-fp8-decode/final-default-llama-graph.csv", []),
+    ("h200-fp8-decode/final-default-suite-graph.csv", []),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose
@@ -256,7 +293,7 @@ def main(argv):
                 rd = csv.DictReader(f)
                 rows = [r for r in rd if not any(d(r) for d in drops)]
                 fields = rd.fieldnames
-            path = os.path.join(tmp, name)
+            path = os.path.join(tmp, os.path.basename(name))
             with open(path, "w", newline="") as f:
                 w = csv.DictWriter(f, fieldnames=fields)
                 w.writeheader()

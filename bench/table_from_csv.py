@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Write dispatch/gs_table_data.h (or a routing table file) from bench_ab CSV
-files or gemmshim ab reports (GEMMSHIM_REPORT.csv). Both hold the same text,
+files, bench_fp8 CSV files (FP8 cublasLtMatmul: the shim against the call as
+made) or gemmshim ab reports (GEMMSHIM_REPORT.csv). Both hold the same text,
 "gemmshim-table 1" and one entry a line (the header as C string literals:
 dispatch/gs_table.c parses the built-in table with the file parser).
 
@@ -27,7 +28,12 @@ import re
 import sys
 import textwrap
 
-DTYPES = ("f32", "bf16", "f16")  # the input types a table entry may name
+# the input types a table entry may name; FP8 with the scale mode of A and B
+# (dispatch/gs_table.c, parse_dtype)
+DTYPES = ("f32", "bf16", "f16") + tuple(f"{t}/{s}" for t in ("e4m3", "e5m2")
+                                        for s in ("tensor", "row", "none"))
+# bench_fp8's scale_a / scale_b column -> the table's scale qualifier
+FP8_SCALES = {"scalar": "tensor", "outer_vec": "row", "none": "none"}
 
 
 def gpu_key(name):
@@ -96,6 +102,19 @@ def rows_of(path):
     for r in rows:
         if "dtype" in r:
             r["dtype"] = r["dtype"].split(">")[0]
+    if rows and "scale_a" in rows[0]:
+        # bench_fp8: TN, the A type with A's and B's scale mode where they
+        # agree (a mixed pair is no table key: left out); the shim side
+        # against the call as the application made it
+        out = []
+        for r in rows:
+            scales = FP8_SCALES.get(r["scale_a"])
+            if r["status"] != "ok" or scales is None or r["scale_b"] != r["scale_a"]:
+                continue
+            out.append({"gpu": r["gpu"], "layout": "TN", "dtype": f'{r["a_type"]}/{scales}',
+                        "m": r["m"], "n": r["n"], "k": r["k"],
+                        "speedup": r["shim_vs_as_called"], "route": r["route"]})
+        return out
     if rows and "signature" in rows[0]:
         out = []
         for r in rows:

@@ -175,6 +175,10 @@ static void read_scaling(const gs_lt_getters_t *r, const gs_lt_args_t *a, int fp
         desc_get(r, a->desc, x->mode, &mode, sizeof mode);
         const gs_scale_mode_t m = gs_scale_mode_from_lt(mode);
         c->lt_scales |= (unsigned)m << x->shift;
+        if ((uintptr_t)ptr % 16u) {
+            c->lt_flags |= GS_LT_SCALE_UNALIGNED;
+            unroutable(c, "%c scale pointer not 16-byte aligned", x->name);
+        }
         if (x->shift == GS_LT_SCALE_A)
             c->scale_a = ptr;
         if (x->shift == GS_LT_SCALE_B)

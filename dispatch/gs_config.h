@@ -44,8 +44,9 @@ typedef struct gs_routing {
     uint64_t allowed;              /* bit (1 << candidate): the registry's candidates
                                       (dispatch/gs_registry.h) GEMMSHIM_KERNELS allows */
     gs_tune_mode_t tune;           /* GEMMSHIM_TUNE */
-    int fp8_tiles;                 /* GEMMSHIM_FP8_TILES=1: the experimental FP8 families
-                                      (gs_family_t.needs_fp8_tiles) may take FP8 calls */
+    int fp8_tiles;                 /* GEMMSHIM_FP8_TILES=1: the experimental FP8
+                                      configurations (gs_family_t.fp8_tiles_configs)
+                                      may take FP8 calls */
 } gs_routing_t;
 
 /* GEMMSHIM_TUNE_* settings (docs/TUNING.md). */

@@ -53,10 +53,11 @@ static const char *never_routed(const gs_problem_t *p, const gs_routing_t *c)
         return "TF32 compute is forwarded";
     if (p->compute == GS_CT_OTHER)
         return "compute type not routed";
-    /* The FP8 subset goes on with GEMMSHIM_FP8_TILES=1 only: to the
-     * experimental FP8 families, the only others that read its contract. */
+    /* The FP8 subset goes on to the families that read its contract: the
+     * FP8 family's decode kernels where the table routes them, its tiles
+     * with GEMMSHIM_FP8_TILES=1, cuBLASLt's algorithms under tuning. */
     if (gs_class_fp8(&p->cls)) {
-        if (!c->fp8_tiles || !gs_class_fp8_subset(&p->cls))
+        if (!gs_class_fp8_subset(&p->cls))
             return "fp8: cuBLAS as called, or cuBLASLt's algorithms when tuned";
     } else if (gs_class_lt_scaled(&p->cls)) {
         return "cuBLASLt scaling not routed";
@@ -67,9 +68,10 @@ static const char *never_routed(const gs_problem_t *p, const gs_routing_t *c)
 /* FP8 operands or a scaling contract: only a family that reads the
  * contract is asked (our kernels would compute an unscaled product); an
  * experimental FP8 family only with GEMMSHIM_FP8_TILES=1. */
-static int reads_what_it_needs(const gs_family_t *f, const gs_class_t *c, const gs_routing_t *r)
+static int reads_what_it_needs(const gs_family_t *f, int config, const gs_class_t *c,
+                               const gs_routing_t *r)
 {
-    if (f->needs_fp8_tiles && !r->fp8_tiles)
+    if (gs_family_opt_in(f, config) && !r->fp8_tiles)
         return 0;
     return f->reads_lt_contract || (!gs_class_lt_scaled(c) && !gs_class_fp8(c));
 }
@@ -77,7 +79,7 @@ static int reads_what_it_needs(const gs_family_t *f, const gs_class_t *c, const 
 int gs_candidate_takes(const gs_routing_t *r, int cand, const gs_family_t *f, int config,
                        const gs_class_t *c, const gs_device_t *d)
 {
-    return cand >= 0 && (r->allowed & (1ull << cand)) && reads_what_it_needs(f, c, r) &&
+    return cand >= 0 && (r->allowed & (1ull << cand)) && reads_what_it_needs(f, config, c, r) &&
            f->can_implement(c, d, config) && (!c->sm_count_target || f->honours_sm_count_target);
 }
 
@@ -167,15 +169,17 @@ gs_decision_t gs_dispatch_prior(const gs_problem_t *p, const gs_device_t *d,
     if (!d->present)
         return forward("no CUDA device");
 
-    int eligible = 0, disabled = 0, sm_target = 0, pick_config = 0;
+    int eligible = 0, disabled = 0, sm_target = 0, opt_in = 0, pick_config = 0;
     const gs_family_t *pick = NULL, *slow = NULL;
     double pick_ratio = -1.0, best_slow = 0.0;
     for (int i = 0; i < gs_candidate_count(); ++i) {
         int config;
         const gs_family_t *f = gs_candidate(i, &config);
-        if (f->tuned_only || !reads_what_it_needs(f, &p->cls, c) ||
-            !f->can_implement(&p->cls, d, config))
+        if (f->tuned_only || !reads_what_it_needs(f, config, &p->cls, c) ||
+            !f->can_implement(&p->cls, d, config)) {
+            opt_in += gs_family_opt_in(f, config) && !c->fp8_tiles;
             continue;
+        }
         if (p->cls.sm_count_target && !f->honours_sm_count_target) {
             ++sm_target;
             continue;
@@ -216,6 +220,9 @@ gs_decision_t gs_dispatch_prior(const gs_problem_t *p, const gs_device_t *d,
     if (sm_target && !eligible)
         return forward("the handle's SM count target (%d) is for cuBLAS to honour",
                        p->cls.sm_count_target);
+    if (gs_class_fp8(&p->cls))
+        return forward("no FP8 kernel takes it (decode: n <= 64%s)",
+                       opt_in ? "; the FP8 tiles only with GEMMSHIM_FP8_TILES=1" : "");
     return forward("no kernel implements it (device sm_%d%d, alignment or strides)",
                    d->cc_major, d->cc_minor);
 }

@@ -123,10 +123,11 @@ struct gs_family {
      * dispatch and the tuner offer a class with FP8 operands or a contract
      * to no other family (gs_candidate_takes) */
     int reads_lt_contract;
-    /* optional: 1 for an experimental FP8 family, offered a call only when
-     * GEMMSHIM_FP8_TILES=1 (gs_routing_t.fp8_tiles): registered, named and
-     * planned like any family, never routed by default */
-    int needs_fp8_tiles;
+    /* optional: the experimental configurations (bit 1 << config), offered
+     * a call only when GEMMSHIM_FP8_TILES=1 (gs_routing_t.fp8_tiles):
+     * registered, named and planned like any, never routed by default (the
+     * FP8 family's tiles; its decode kernels are routed by the table) */
+    uint64_t fp8_tiles_configs;
     /* optional (NULL: config_name): configuration `config` as it runs p,
      * for logs and the tune cache; printable, no blanks; returns buf */
     const char *(*config_text)(const gs_problem_t *p, const gs_device_t *d, int config,
@@ -135,6 +136,13 @@ struct gs_family {
      * config_text names for p, or -1 when it no longer runs p */
     int (*config_from_text)(const gs_problem_t *p, const gs_device_t *d, const char *text);
 };
+
+/* 1: f's configuration `config` is experimental (offered only with
+ * GEMMSHIM_FP8_TILES=1) */
+static inline int gs_family_opt_in(const gs_family_t *f, int config)
+{
+    return config >= 0 && config < 64 && ((f->fp8_tiles_configs >> config) & 1u);
+}
 
 #ifdef __cplusplus
 }

@@ -72,6 +72,10 @@ enum {
                                      sums are not promoted to fp32 periodically */
     GS_LT_AMAX_D = 1u << 1,       /* AMAX_D_POINTER set: max |D| is written there */
     GS_LT_C_TYPE_DIFFERS = 1u << 2, /* C's type is not D's (c_type); it is in */
+    GS_LT_SCALE_UNALIGNED = 1u << 3, /* a scale pointer not 16-byte aligned: cuBLASLt
+                                        13.1 refuses such an FP8 call (status 15, H200;
+                                        tensorwise and rowwise, fast accumulation on
+                                        or off) */
     GS_LT_C_TYPE_SHIFT = 8          /* bits 8-11, a gs_dtype_t */
 };
 

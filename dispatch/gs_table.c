@@ -53,6 +53,7 @@ typedef struct table_entry {
     int config;
     int cc;            /* 90 = sm_90 */
     gs_dtype_t a_type;
+    gs_scale_mode_t scales; /* FP8: A's and B's scale mode (both); GS_SCALE_NONE elsewhere */
     char layout[3];    /* "TN": transa, transb */
     double m, n, k;    /* the measured shape */
     double ratio;      /* cuBLAS time / our time, median */
@@ -189,7 +190,9 @@ double gs_table_ratio(const gs_family_t *f, int config, const gs_problem_t *p,
     for (size_t i = 0; i < table_n; ++i) {
         const table_entry_t *e = &table[i];
         if (e->family != f || e->config != config || e->cc != cc || e->a_type != p->a_type ||
-            e->layout[0] != layout[0] || e->layout[1] != layout[1])
+            e->layout[0] != layout[0] || e->layout[1] != layout[1] ||
+            e->scales != gs_lt_scale_of(p->cls.lt_scales, GS_LT_SCALE_A) ||
+            e->scales != gs_lt_scale_of(p->cls.lt_scales, GS_LT_SCALE_B))
             continue;
         if (k < 1)
             continue;
@@ -212,7 +215,9 @@ double gs_table_ratio(const gs_family_t *f, int config, const gs_problem_t *p,
  * Text, versioned. First line "gemmshim-table 1"; then one entry a line:
  *   ROUTE CONFIG CC DTYPE LAYOUT M N K SPEEDUP [GPU]
  * e.g. "pingpong pingpong_coop_256x128x64 90 bf16 TN 8192 8192 8192 1.000 H200"
- * or   "sgemm_simt - 90 f32 NN 1024 1024 1024 1.027" (no GPU: any model);
+ * or   "sgemm_simt - 90 f32 NN 1024 1024 1024 1.027" (no GPU: any model)
+ * or   "fp8 fp8_decode_wg 90 e4m3/row TN 4096 16 14336 1.972 H200" (FP8: the
+ *      A type and the scale mode of A and B, parse_dtype);
  * '#' starts a comment, blank lines are skipped. bench/table_from_csv.py
  * --text writes them.
  *
@@ -252,11 +257,34 @@ static int parse_route(const char *route, const char *config, const gs_family_t 
     return -1;
 }
 
-static int parse_dtype(const char *s, gs_dtype_t *t)
+/* DTYPE: f32, bf16, f16; or an FP8 type with the scale mode of both A and
+ * B, which decides cuBLASLt's speed as much as the shape does (rowwise
+ * decode runs at a third of its tensorwise bandwidth): e4m3/tensor,
+ * e4m3/row, e4m3/none, and the same for e5m2. */
+static int parse_dtype(const char *s, gs_dtype_t *t, gs_scale_mode_t *scales)
 {
-    *t = !strcmp(s, "f32") ? GS_DT_F32 : !strcmp(s, "bf16") ? GS_DT_BF16
-       : !strcmp(s, "f16") ? GS_DT_F16 : GS_DT_OTHER;
-    return *t == GS_DT_OTHER ? -1 : 0;
+    static const struct {
+        const char *name;
+        gs_dtype_t type;
+        gs_scale_mode_t scales;
+    } names[] = {
+        {"f32", GS_DT_F32, GS_SCALE_NONE},
+        {"bf16", GS_DT_BF16, GS_SCALE_NONE},
+        {"f16", GS_DT_F16, GS_SCALE_NONE},
+        {"e4m3/tensor", GS_DT_E4M3, GS_SCALE_SCALAR_32F},
+        {"e4m3/row", GS_DT_E4M3, GS_SCALE_OUTER_VEC_32F},
+        {"e4m3/none", GS_DT_E4M3, GS_SCALE_NONE},
+        {"e5m2/tensor", GS_DT_E5M2, GS_SCALE_SCALAR_32F},
+        {"e5m2/row", GS_DT_E5M2, GS_SCALE_OUTER_VEC_32F},
+        {"e5m2/none", GS_DT_E5M2, GS_SCALE_NONE},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+        if (!strcmp(s, names[i].name)) {
+            *t = names[i].type;
+            *scales = names[i].scales;
+            return 0;
+        }
+    return -1;
 }
 
 /* A whole decimal integer in [lo, hi]: strtoll over the whole field, with
@@ -343,8 +371,10 @@ static int parse_entry(char *line, table_entry_t *e, locale_t c_locale, char *wh
         snprintf(why, why_size, "unknown route/configuration '%.40s %.40s'", f[0], f[1]);
         return -1;
     }
-    if (parse_dtype(f[3], &e->a_type)) {
-        snprintf(why, why_size, "unknown type '%.16s' (f32, bf16, f16)", f[3]);
+    if (parse_dtype(f[3], &e->a_type, &e->scales)) {
+        snprintf(why, why_size,
+                 "unknown type '%.16s' (f32, bf16, f16; FP8: e4m3 or e5m2 with /tensor, "
+                 "/row or /none)", f[3]);
         return -1;
     }
     const char *layout = f[4];

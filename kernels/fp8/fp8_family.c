@@ -180,8 +180,14 @@ const char *gs_fp8_refusal(const gs_class_t *c, const gs_device_t *d, int cfg)
     if (c->scalar_type != GS_DT_F32 || c->scalars_on_device || c->beta_kind != GS_BETA_ZERO ||
         !c->align_alpha)
         return "beta not a host zero";
-    if (c->bias_type != GS_DT_OTHER && (c->bias_type != GS_DT_BF16 || c->align_bias < 2))
+    if (c->bias_type != GS_DT_OTHER && c->bias_type != GS_DT_BF16)
         return "bias not a bf16 vector";
+    /* cuBLASLt 13.1 refuses (status 15) an FP8 call whose bias is not
+     * 16-byte aligned (H200: offsets 2, 4 and 8 bytes; tensorwise with fast
+     * accumulation it takes them, and faults at 2 bytes): forwarded, the
+     * call gets cuBLASLt's own answer */
+    if (c->bias_type != GS_DT_OTHER && c->align_bias < GS_FP8_PTR_ALIGN)
+        return "bias not 16-byte aligned (cuBLASLt refuses it)";
     return NULL;
 }
 
@@ -268,6 +274,9 @@ const gs_family_t gs_family_fp8 = {
     .run = run,
     /* it reads the FP8 types and A/B scales, and carries the scale pointers */
     .reads_lt_contract = 1,
-    /* experimental: offered only with GEMMSHIM_FP8_TILES=1 */
-    .needs_fp8_tiles = 1,
+    /* the tiles are experimental, offered only with GEMMSHIM_FP8_TILES=1;
+     * the decode kernels are routed where the table measured them faster */
+    .fp8_tiles_configs = (1ull << GS_FP8_PINGPONG_128x128x128) |
+                         (1ull << GS_FP8_COOP_128x128x128) | (1ull << GS_FP8_COOP_256x128x128) |
+                         (1ull << GS_FP8_COOP_256x128x128_MC2),
 };

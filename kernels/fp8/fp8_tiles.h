@@ -4,10 +4,12 @@
  * tested without a GPU) and its CUDA translation unit, which checks these
  * constants against the pingpong configuration it reuses.
  *
- * Opt-in: the family is registered, but dispatch offers it a call only
- * with GEMMSHIM_FP8_TILES=1 (gs_family_t.needs_fp8_tiles; docs/REFERENCE.md).
- * Verified on an H200 (tests/gpu/test_fp8_tiles.c), slower than cuBLASLt
- * there (docs/PERFORMANCE.md), hence opt-in. */
+ * Opt-in tiles: the family is registered, but dispatch offers its tile
+ * configurations a call only with GEMMSHIM_FP8_TILES=1
+ * (gs_family_t.fp8_tiles_configs; docs/REFERENCE.md). Verified on an H200
+ * (tests/gpu/test_fp8_tiles.c), not faster than cuBLASLt there
+ * (docs/PERFORMANCE.md), hence opt-in. Its decode kernels (n <= 64) are
+ * routed by the routing table where they measured faster (rowwise scales). */
 #ifndef GS_FP8_TILES_H
 #define GS_FP8_TILES_H
 

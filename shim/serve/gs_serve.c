@@ -79,15 +79,22 @@ static int timing_wanted(const gs_config_t *cfg)
 /* ---- the outcomes: forwarded, answered here, served ---- */
 
 /* The call goes to cuBLAS: the caller forwards it. why: a reason of its
- * own (a fresh forward decision), or NULL to keep s->dec's. The observers
+ * own (a fresh forward decision), or NULL to keep s->dec's (after the
+ * reasons a cuBLASLt call was read with: an FP8 call dispatch saw and
+ * forwarded says what it is, then why no kernel took it). The observers
  * see why in full (s->why): a cuBLASLt call's reasons outgrow a
  * decision's. */
 static gs_served_t forward(gs_serving_t *s, const char *why)
 {
+    char lt_why[GS_LT_WHY_MAX + sizeof s->dec.reason + 2];
     if (why) {
         gs_decision_t dec = {GS_ROUTE_FORWARD, NULL, 0, 0.0, 0, 0, ""};
         snprintf(dec.reason, sizeof dec.reason, "%s", why);
         s->dec = dec;
+    } else if (s->call->lt && s->call->lt_unroutable[0] && gs_cfg()->log_enabled) {
+        /* composed only for the log, its one reader (a line per signature) */
+        snprintf(lt_why, sizeof lt_why, "%s; %s", s->call->lt_unroutable, s->dec.reason);
+        why = lt_why;
     }
     s->why = why ? why : s->dec.reason;
     s->kernel = NULL;
@@ -218,19 +225,19 @@ static int blas_alpha_zero(const gs_problem_t *p)
 }
 
 /* check: 1 when the call was forwarded or answered (*out), 0 to go on. An
- * FP8 call of the subset cuBLASLt's algorithms take goes on under tuning
- * only (dispatch offers it to that family alone); with tuning off it is
- * forwarded here with its reasons, as every cuBLASLt call our kernels do
- * not take. */
+ * FP8 call of the subset cuBLASLt's algorithms take goes on (dispatch
+ * offers it only to the families that read the scaling contract: the FP8
+ * family, cuBLASLt's algorithms under tuning); every other cuBLASLt call
+ * our kernels do not take is forwarded here with its reasons. */
 static int check(gs_serving_t *s, cublasStatus_t handle_status, gs_served_t *out)
 {
     const gs_call_t *c = s->call;
     const int valid = c->lt || gs_check_call(c) == CUBLAS_STATUS_SUCCESS;
     s->described = valid && handle_status == CUBLAS_STATUS_SUCCESS; /* mode off included */
-    /* the FP8 subset: cuBLASLt's algorithms under tuning, the experimental
-     * FP8 families with GEMMSHIM_FP8_TILES=1 */
-    const int algos_may =
-        c->lt && c->lt_algos_only && (s->routing.tune != GS_TUNE_OFF || s->routing.fp8_tiles);
+    /* the FP8 subset: the FP8 family (its decode kernels as the table
+     * routes them, its tiles with GEMMSHIM_FP8_TILES=1), cuBLASLt's
+     * algorithms under tuning */
+    const int algos_may = c->lt && c->lt_algos_only;
     char lt_why[GS_LT_WHY_MAX + 64];
     const char *why = NULL;
     if (s->routing.mode == GS_MODE_OFF) {

@@ -72,13 +72,18 @@ static void start_once(const gs_device_t *d)
     gs_facts(d, ' ', facts, sizeof facts);
     char kernels[512];
     gs_routing_t r = gs_routing();
-    /* the validator names the kernels that may serve here: an opt-in FP8
-     * family only with GEMMSHIM_FP8_TILES=1, so a cache decided without it
-     * is not taken for one with it (nor the other way round) */
+    /* the validator names the kernels that may serve here: the opt-in FP8
+     * configurations only with GEMMSHIM_FP8_TILES=1, so a cache decided
+     * without them is not taken for one with them (nor the other way round) */
     gs_routing_t serving = r;
-    for (int i = 0; i < gs_family_count() && !r.fp8_tiles; ++i)
-        if (gs_family_at(i)->needs_fp8_tiles)
-            serving.allowed &= ~gs_candidates_of_family(gs_family_at(i));
+    for (int i = 0; i < gs_family_count() && !r.fp8_tiles; ++i) {
+        const gs_family_t *f = gs_family_at(i);
+        for (int c = 0; c < f->n_configs; ++c) {
+            const int cand = gs_candidate_of(f, c);
+            if (cand >= 0 && gs_family_opt_in(f, c))
+                serving.allowed &= ~(1ull << cand);
+        }
+    }
     gs_format_kernel_list(&serving, kernels, sizeof kernels);
     char validator[1024];
     snprintf(validator, sizeof validator,

@@ -63,10 +63,25 @@ lt() { # scenario; one call, expect success and exactly one record line
 
 @test "FP8 Lt calls are forwarded with every reason, in order" {
     lt fp8-tensorwise
-    expect_contains "$stderr" "cublasLtMatmul TN e4m3,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 scale_A=SCALAR_32F scale_B=SCALAR_32F fast_accum -> forward (fp8 operands; scale modes A=SCALAR_32F B=SCALAR_32F; fast accumulation on)"
+    # what the call is, then why no kernel of ours took it (dispatch saw it)
+    expect_contains "$stderr" "cublasLtMatmul TN e4m3,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 scale_A=SCALAR_32F scale_B=SCALAR_32F fast_accum -> forward (fp8 operands; scale modes A=SCALAR_32F B=SCALAR_32F; fast accumulation on; no FP8 kernel takes it (decode: n <= 64; the FP8 tiles only with GEMMSHIM_FP8_TILES=1))"
     lt fp8-rowwise
-    expect_contains "$stderr" "cublasLtMatmul TN e5m2,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 scale_A=OUTER_VEC_32F scale_B=OUTER_VEC_32F -> forward (fp8 operands; A and B types differ; scale modes A=OUTER_VEC_32F B=OUTER_VEC_32F)"
+    expect_contains "$stderr" "cublasLtMatmul TN e5m2,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 scale_A=OUTER_VEC_32F scale_B=OUTER_VEC_32F -> forward (fp8 operands; A and B types differ; scale modes A=OUTER_VEC_32F B=OUTER_VEC_32F; no FP8 kernel takes it (decode: n <= 64; the FP8 tiles only with GEMMSHIM_FP8_TILES=1))"
     [[ "$stderr" != *"(fallback:"* ]]
+}
+
+@test "FP8 rowwise decode goes to the FP8 decode kernel by default; a scale vector cuBLASLt refuses is forwarded" {
+    # no switch, no tuning: the table routes it (the simulated device
+    # launches nothing: the call falls back to cuBLASLt, untouched)
+    lt fp8-decode-rowwise
+    expect_contains "$stderr" "cublasLtMatmul TN e4m3,e4m3->bf16 compute=32F m=4096 n=16 k=14336 batch=1 scale_A=OUTER_VEC_32F scale_B=OUTER_VEC_32F fast_accum -> forward (fallback: fp8_decode_wg_n16_ck2 failed to launch)"
+    # A's scale vector 4 bytes off 16: cuBLASLt answers it (status 15 on an
+    # H200), so no kernel of ours does, nor any of its algorithms under tuning
+    for tune in off online; do
+        GEMMSHIM_TUNE=$tune GEMMSHIM_TUNE_CACHE="$BATS_TEST_TMPDIR/u.cache" lt fp8-decode-unaligned
+        expect_contains "$stderr" "-> forward (fp8 operands; A scale pointer not 16-byte aligned; scale modes A=OUTER_VEC_32F B=OUTER_VEC_32F; fast accumulation on)"
+        [[ "$stderr" != *"(fallback:"* ]]
+    done
 }
 
 @test "an FP8 Lt call reaches cuBLASLt unchanged, and is recorded as its own signature with every reason" {
@@ -135,7 +150,7 @@ lt() { # scenario; one call, expect success and exactly one record line
     # the simulated device tunes nothing: the prior (cuBLAS as called) serves it
     for s in fp8-tensorwise fp8-rowwise; do
         lt "$s"
-        expect_contains "$stderr" "-> forward (fp8: cuBLAS as called, or cuBLASLt's algorithms when tuned)"
+        expect_contains "$stderr" "; no FP8 kernel takes it (decode: n <= 64; the FP8 tiles only with GEMMSHIM_FP8_TILES=1))"
     done
     # beyond the subset: the reasons as without tuning, and what keeps it from the algorithms
     lt fp8-out
@@ -143,13 +158,14 @@ lt() { # scenario; one call, expect success and exactly one record line
     [[ "$stderr" != *"(fallback:"* ]]
 }
 
-@test "the tune cache's validator names fp8 only where GEMMSHIM_FP8_TILES=1 lets it serve" {
-    # allowed either way (GEMMSHIM_KERNELS=all), it takes calls only when
-    # opted in: a cache decided without it is not one decided with it
+@test "the tune cache's validator names the FP8 tiles only where GEMMSHIM_FP8_TILES=1 lets them serve" {
+    # allowed either way (GEMMSHIM_KERNELS=all), the tiles take calls only
+    # when opted in (the decode kernels always): a cache decided without
+    # them is not one decided with them
     D=$BATS_TEST_TMPDIR
     GEMMSHIM_TUNE=online GEMMSHIM_TUNE_CACHE="$D/off.cache" lt bf16-tn
     grep '^validator ' "$D/off.cache"
-    grep '^validator ' "$D/off.cache" | grep -q ' kernels=skinny,pingpong,sgemm_simt,cublaslt '
+    grep '^validator ' "$D/off.cache" | grep -q ' kernels=skinny,pingpong,sgemm_simt,fp8_decode_ring,fp8_decode_wg,cublaslt '
     GEMMSHIM_FP8_TILES=1 GEMMSHIM_TUNE=online GEMMSHIM_TUNE_CACHE="$D/on.cache" lt bf16-tn
     grep '^validator ' "$D/on.cache"
     grep '^validator ' "$D/on.cache" | grep -q ' kernels=skinny,pingpong,sgemm_simt,fp8,cublaslt '
@@ -174,10 +190,10 @@ lt() { # scenario; one call, expect success and exactly one record line
     expect_contains "$stderr" "cublasLtMatmul TN e4m3,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 scale_A=SCALAR_32F scale_B=SCALAR_32F fast_accum -> forward (fallback: cublaslt_h0 failed to launch)"
     # the other FP8 class has no decision: the prior; beyond the subset: the reasons
     GEMMSHIM_TUNE=cache GEMMSHIM_TUNE_CACHE="$D/fp8.cache" lt fp8-rowwise
-    expect_contains "$stderr" "-> forward (fp8: cuBLAS as called, or cuBLASLt's algorithms when tuned)"
+    expect_contains "$stderr" "; no FP8 kernel takes it (decode: n <= 64; the FP8 tiles only with GEMMSHIM_FP8_TILES=1))"
     GEMMSHIM_TUNE=cache GEMMSHIM_TUNE_CACHE="$D/fp8.cache" lt fp8-out
     expect_contains "$stderr" "-> forward (fp8 operands; C and D types differ;"
     # no tuning: as before, the cache unread
     GEMMSHIM_TUNE_CACHE="$D/fp8.cache" lt fp8-tensorwise
-    expect_contains "$stderr" "-> forward (fp8 operands; scale modes A=SCALAR_32F B=SCALAR_32F; fast accumulation on)"
+    expect_contains "$stderr" "-> forward (fp8 operands; scale modes A=SCALAR_32F B=SCALAR_32F; fast accumulation on; no FP8 kernel takes it (decode: n <= 64; the FP8 tiles only with GEMMSHIM_FP8_TILES=1))"
 }

@@ -74,6 +74,30 @@ setup() {
     expect_contains "$stderr" "m=256 n=256 k=256 batch=1 -> forward (sgemm_simt measured 0.81x cuBLAS for this class)"
 }
 
+@test "bench_fp8 rows become FP8 entries keyed by type and scale mode; mixed scales and forwards left out" {
+    csv="$BATS_TEST_TMPDIR/fp8.csv"
+    table="$BATS_TEST_TMPDIR/fp8.table"
+    h=gpu,suite,op,a_type,b_type,scale_a,scale_b,fast_accum,m,n,k,shim_ms,as_called_ms,best8_ms,shim_tflops,as_called_tflops,best8_tflops,shim_vs_as_called,shim_vs_best8,best8_vs_as_called,best8_index,best8_of,rel_diff,route,weight_bytes,shim_weight_tbs,as_called_weight_tbs,best8_weight_tbs,shim_host_us,as_called_host_us,tensor_ms,tensor_tflops,ceiling_vs_as_called,status,timing
+    printf '%s\n' "$h" \
+        "NVIDIA H200,fp8-decode,d,e4m3,e4m3,outer_vec,outer_vec,1,4096,16,14336,1,2,2,,,,1.9722,1,1,0,8,0,fp8_decode_wg_n16_ck2,0,1,1,1,1,1,,,,ok,stream" \
+        "NVIDIA H200,fp8-decode,d,e4m3,e4m3,outer_vec,outer_vec,0,4096,16,14336,1,2,2,,,,2.1237,1,1,0,8,0,fp8_decode_wg_n16_ck2,0,1,1,1,1,1,,,,ok,graph" \
+        "NVIDIA H200,fp8-decode,d,e4m3,e4m3,scalar,scalar,1,4096,1,14336,1,1,1,,,,0.9639,1,1,0,8,0,fp8_decode_ring_n8_ck4,0,1,1,1,1,1,,,,ok,stream" \
+        "NVIDIA H200,fp8-decode,d,e4m3,e4m3,scalar,scalar,1,4096,4,14336,1,1,1,,,,0.9955,1,1,0,8,0,forward,0,1,1,1,1,1,,,,ok,stream" \
+        "NVIDIA H200,fp8-decode,d,e4m3,e4m3,outer_vec,scalar,1,4096,16,14336,1,2,2,,,,1.5,1,1,0,8,0,fp8_decode_wg_n16_ck2,0,1,1,1,1,1,,,,ok,stream" \
+        "NVIDIA H200,fp8,x,e4m3,e4m3,blk128x128,vec128,1,4096,8192,4096,,,,,,,,,,,,,,,,,,,,,,,skipped: cuBLASLt refuses the call as made (status 15),stream" > "$csv"
+    run python3 "$SHIM_SOURCE_DIR/bench/table_from_csv.py" --text 90 "$table" "$csv"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    cat "$table"
+    expect_contains "$output" "2 entries"
+    # the lower of the two readings of one shape and scale mode (fast
+    # accumulation is no key: the decode kernels run both alike)
+    expect_contains "$(cat "$table")" "fp8 fp8_decode_wg 90 e4m3/row TN 4096 16 14336 1.972 H200"
+    expect_contains "$(cat "$table")" "fp8 fp8_decode_ring 90 e4m3/tensor TN 4096 1 14336 0.963 H200"
+    # nothing else: no forward, no mixed scale pair, no skipped row
+    expect_eq "$(grep -c '^fp8 ' "$table")" 2
+}
+
 @test "a reading just under the routing bar is written under it, not rounded up to it" {
     # 0.9795 was once written as 0.980 and routed
     csv="$BATS_TEST_TMPDIR/near.csv"

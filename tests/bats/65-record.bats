@@ -145,13 +145,14 @@ PY
     well_formed "$D/lt.sigs"
     sigs=$(grep $'^sig\t' "$D/lt.sigs")
     # every scenario is a call of its own; bf16-tn and c-not-d-zero are one signature
-    expect_eq "$(awk -F'\t' '{ sub("calls=", "", $4); n += $4 } END { print n }' <<<"$sigs")" 15 "calls"
+    expect_eq "$(awk -F'\t' '{ sub("calls=", "", $4); n += $4 } END { print n }' <<<"$sigs")" 17 "calls"
     expect_contains "$sigs" $'\tcalls=2\tcaptured=0\ttimed=0\tms=\ttunable=1\t# cublasLtMatmul TN bf16,bf16->bf16 compute=32F m=1024 n=512 k=768 batch=1 lda=768 ldb=768 ldc=1024'
     expect_contains "$sigs" $'\ttunable=1\t# cublasLtMatmul TN bf16,bf16->bf16 compute=32F m=1024 n=512 k=768 batch=1 lda=768 ldb=768 ldc=1024 +bias(bf16)'
     expect_contains "$sigs" $'\ttunable=0\twhy=epilogue 2 not routed\t#'
     expect_contains "$sigs" $'\ttunable=0\twhy=C != D with beta != 0\t#'
-    expect_eq "$(grep -c $'\ttunable=0\t' <<<"$sigs")" 7 \
-        "relu, vector alpha, row-major, C != D, a-scale, per-batch bias, the FP8 output"
+    expect_eq "$(grep -c $'\ttunable=0\t' <<<"$sigs")" 8 \
+        "relu, vector alpha, row-major, C != D, a-scale, per-batch bias, the FP8 output, an unaligned scale"
+    expect_contains "$sigs" $'\ttunable=0\twhy=fp8 operands; A scale pointer not 16-byte aligned; scale modes A=OUTER_VEC_32F B=OUTER_VEC_32F; fast accumulation on\t#'
     # the FP8 subset cuBLASLt's algorithms take: tunable, its contract in its shape
     expect_contains "$sigs" $'\ttunable=1\t# cublasLtMatmul TN e4m3,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 lda=768 ldb=768 ldc=1024 scale_A=SCALAR_32F scale_B=SCALAR_32F fast_accum'
     expect_contains "$sigs" $'\ttunable=1\t# cublasLtMatmul TN e5m2,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 lda=768 ldb=768 ldc=1024 scale_A=OUTER_VEC_32F scale_B=OUTER_VEC_32F'

@@ -62,6 +62,8 @@ typedef struct fp8_scenario {
     int8_t fast_accum;
     int amax_d;
     int separate_c;       /* C != D (beta 0: an FP8 D takes a 16-bit C elsewhere) */
+    int m, n, k;          /* 0: bf16-tn's */
+    int a_scale_offset;   /* bytes past a 16-byte aligned A scale pointer */
 } fp8_scenario_t;
 
 enum { SCALE_A = 1, SCALE_B = 2, SCALE_D = 8 };
@@ -69,14 +71,24 @@ enum { SCALE_A = 1, SCALE_B = 2, SCALE_D = 8 };
 static const fp8_scenario_t fp8_scenarios[] = {
     /* torch._scaled_mm, tensorwise, use_fast_accum=True */
     {"fp8-tensorwise", CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_16BF, SCALE_A | SCALE_B,
-     CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, 1, 0, 0},
+     CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, 1, 0, 0,
+     0, 0, 0, 0},
     /* torch._scaled_mm's rowwise backward: e5m2 gradients x e4m3 weights, exact accumulation */
     {"fp8-rowwise", CUDA_R_8F_E5M2, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_16BF, SCALE_A | SCALE_B,
-     CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, 0, 0, 0},
+     CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, 0, 0, 0,
+     0, 0, 0, 0},
     /* TransformerEngine's FP8 output: D e4m3 with its scale and AMAX_D, a bf16 C */
     {"fp8-out", CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_8F_E4M3,
      SCALE_A | SCALE_B | SCALE_D, CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F,
-     CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, 1, 1, 1},
+     CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, 1, 1, 1, 0, 0, 0, 0},
+    /* rowwise decode: Llama-3-8B's down projection, 16 tokens */
+    {"fp8-decode-rowwise", CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_16BF,
+     SCALE_A | SCALE_B, CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F,
+     CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, 1, 0, 0, 4096, 16, 14336, 0},
+    /* the same with A's scale vector 4 bytes off 16: cuBLASLt refuses it */
+    {"fp8-decode-unaligned", CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_16BF,
+     SCALE_A | SCALE_B, CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F,
+     CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, 1, 0, 0, 4096, 16, 14336, 4},
 };
 
 /* One argument as the fake records it: " name=<its bytes in hex>". */
@@ -93,7 +105,8 @@ static int set_fp8(cublasLtMatmulDesc_t desc, const fp8_scenario_t *x)
         CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
         CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER};
     for (int i = 0; i < 4; ++i) {
-        const void *scale = (const void *)(uintptr_t)(0x7100000 + 0x100000 * i);
+        const void *scale =
+            (const void *)(uintptr_t)(0x7100000 + 0x100000 * i + (i == 0 ? x->a_scale_offset : 0));
         if (x->scales & 1 << i)
             CHECK_ST(cublasLtMatmulDescSetAttribute(desc, pointers[i], &scale, sizeof scale));
     }
@@ -113,7 +126,8 @@ static int set_fp8(cublasLtMatmulDesc_t desc, const fp8_scenario_t *x)
 
 static int run(const scenario_t *s, const fp8_scenario_t *x, cublasLtHandle_t lt)
 {
-    const uint64_t M = s->m ? s->m : 1024, N = s->n ? s->n : 512, K = s->k ? s->k : 768;
+    const uint64_t M = x && x->m ? x->m : s->m ? s->m : 1024,
+                   N = x && x->n ? x->n : s->n ? s->n : 512, K = x && x->k ? x->k : s->k ? s->k : 768;
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t la, lb, lc, ld;
     CHECK_ST(cublasLtMatmulDescCreate(&desc, s->compute, CUDA_R_32F));

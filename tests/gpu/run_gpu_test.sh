@@ -93,6 +93,16 @@ case $what in
       no_fallback
       rm -f "$log"
     done
+    # no switch, the default policy: the decode calls the routing table
+    # sends to the decode kernels, and the scale and bias pointers cuBLASLt
+    # refuses (forwarded, its status)
+    echo "== default policy"
+    (unset GEMMSHIM_FP8_TILES GEMMSHIM_POLICY GEMMSHIM_KERNELS
+     GEMMSHIM_FP8_TEST_DEFAULT=1 run "$bin/test_fp8_tiles"); rc=$?
+    [ $rc -eq 0 ] || exit $rc
+    served fp8_decode_ring
+    served fp8_decode_wg
+    no_fallback
     ;;
   lt_fp8)
     # FP8 cublasLtMatmul (tensorwise and rowwise scales, fast accumulation

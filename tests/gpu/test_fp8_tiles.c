@@ -39,28 +39,32 @@ typedef struct fp8_case {
     /* alpha = 0 (else 1): cuBLASLt's D is the reference for where a NaN
      * operand still shows (0 * NaN), whatever BLAS would skip */
     int alpha_zero;
-    /* A's scale vector starts one float into its allocation, so it is not
-     * 8-byte aligned: the tiles' 8-byte loads of a full tile's column
-     * factors must give way to single ones */
-    int sa_skew;
+    /* A's scale pointer this many floats, the bias this many bf16 values
+     * into their allocations (16-byte aligned): cuBLASLt refuses a scale or
+     * bias pointer that is not 16-byte aligned (status 15, H200, cuBLAS
+     * 13.1), so such a case is a refused one */
+    int sa_skew, bias_skew;
 } fp8_case_t;
 
 static const fp8_case_t cases[] = {
-    {"tensorwise e4m3, promoted, long k", 0, 0, 0, 0, 0, 1000, 520, 4112, 0, 0, 0, 0},
-    {"tensorwise e4m3, fast accumulation", 0, 0, 0, 1, 0, 1000, 520, 4112, 0, 0, 0, 0},
-    {"rowwise e4m3, promoted, bias", 0, 0, 1, 0, 1, 776, 333, 272, 0, 0, 0, 0},
-    {"rowwise e5m2 x e4m3, fast, bias", 1, 0, 1, 1, 1, 136, 129, 16, 0, 0, 0, 0},
-    {"tensorwise e4m3 x e5m2, promoted, bias, ragged tile", 0, 1, 0, 0, 1, 1000, 77, 160, 0, 0, 0, 0},
-    {"rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528, 0, 0, 0, 0},
-    {"tensorwise e4m3, promoted, many tiles", 0, 0, 0, 0, 0, 4096, 2304, 1024, 0, 0, 0, 0},
+    {"tensorwise e4m3, promoted, long k", 0, 0, 0, 0, 0, 1000, 520, 4112, 0, 0, 0, 0, 0},
+    {"tensorwise e4m3, fast accumulation", 0, 0, 0, 1, 0, 1000, 520, 4112, 0, 0, 0, 0, 0},
+    {"rowwise e4m3, promoted, bias", 0, 0, 1, 0, 1, 776, 333, 272, 0, 0, 0, 0, 0},
+    {"rowwise e5m2 x e4m3, fast, bias", 1, 0, 1, 1, 1, 136, 129, 16, 0, 0, 0, 0, 0},
+    {"tensorwise e4m3 x e5m2, promoted, bias, ragged tile", 0, 1, 0, 0, 1, 1000, 77, 160, 0, 0, 0, 0, 0},
+    {"rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528, 0, 0, 0, 0, 0},
+    {"tensorwise e4m3, promoted, many tiles", 0, 0, 0, 0, 0, 4096, 2304, 1024, 0, 0, 0, 0, 0},
     /* m not a multiple of 8: cuBLASLt answers 15, and so must the shim */
-    {"tensorwise e4m3, bias, m = 777", 0, 0, 0, 0, 1, 777, 333, 272, 1, 0, 0, 0},
-    {"rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1, 0, 0, 0},
+    {"tensorwise e4m3, bias, m = 777", 0, 0, 0, 0, 1, 777, 333, 272, 1, 0, 0, 0, 0},
+    {"rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1, 0, 0, 0, 0},
     {"tensorwise e4m3 x e5m2, promoted, bias, NaN and Inf planted", 0, 1, 0, 0, 1, 1000, 520, 512,
-     0, 1, 0, 0},
-    {"rowwise e4m3, fast, bias, alpha 0, NaN planted", 0, 0, 1, 1, 1, 1000, 520, 512, 0, 1, 1, 0},
-    {"rowwise e4m3, fast, full tiles, A's scales not 8-byte aligned", 0, 0, 1, 1, 0, 1024, 520, 512,
-     0, 0, 0, 1},
+     0, 1, 0, 0, 0},
+    {"rowwise e4m3, fast, bias, alpha 0, NaN planted", 0, 0, 1, 1, 1, 1000, 520, 512, 0, 1, 1, 0, 0},
+    {"rowwise e4m3, fast, full tiles, A's scales 4 bytes off 16", 0, 0, 1, 1, 0, 1024, 520, 512,
+     1, 0, 0, 1, 0},
+    {"tensorwise e4m3, promoted, A's scale 8 bytes off 16", 0, 0, 0, 0, 0, 1024, 520, 512, 1, 0, 0,
+     2, 0},
+    {"rowwise e4m3, promoted, bias 8 bytes off 16", 0, 0, 1, 0, 1, 1024, 520, 512, 1, 0, 0, 0, 4},
 };
 
 /* GEMMSHIM_FP8_TEST_DECODE=1 (with GEMMSHIM_KERNELS=fp8_decode_ring or
@@ -71,28 +75,50 @@ static const fp8_case_t cases[] = {
  * ragged m, n and k, both scale modes, both accumulations, bias, mixed
  * types, and cuBLASLt's refusal. */
 static const fp8_case_t decode_cases[] = {
-    {"decode tensorwise e4m3, fast, n = 1, split 4", 0, 0, 0, 1, 0, 4096, 1, 14336, 0, 0, 0, 0},
-    {"decode rowwise e4m3, promoted, bias, n = 16, split 2", 0, 0, 1, 0, 1, 6144, 16, 4096, 0, 0, 0, 0},
-    {"decode rowwise e5m2 x e4m3, fast, ragged m n k", 1, 0, 1, 1, 0, 1000, 13, 272, 0, 0, 0, 0},
+    {"decode tensorwise e4m3, fast, n = 1, split 4", 0, 0, 0, 1, 0, 4096, 1, 14336, 0, 0, 0, 0, 0},
+    {"decode rowwise e4m3, promoted, bias, n = 16, split 2", 0, 0, 1, 0, 1, 6144, 16, 4096, 0, 0, 0, 0, 0},
+    {"decode rowwise e5m2 x e4m3, fast, ragged m n k", 1, 0, 1, 1, 0, 1000, 13, 272, 0, 0, 0, 0, 0},
     {"decode tensorwise e4m3 x e5m2, promoted, bias, n = 29, split 8", 0, 1, 0, 0, 1, 2048, 29, 4096,
-     0, 0, 0, 0},
-    {"decode rowwise e4m3, promoted, n = 64, split 4", 0, 0, 1, 0, 0, 4096, 64, 2048, 0, 0, 0, 0},
-    {"decode tensorwise e4m3, fast, bias, n = 40", 0, 0, 0, 1, 1, 776, 40, 528, 0, 0, 0, 0},
-    {"decode rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528, 0, 0, 0, 0},
+     0, 0, 0, 0, 0},
+    {"decode rowwise e4m3, promoted, n = 64, split 4", 0, 0, 1, 0, 0, 4096, 64, 2048, 0, 0, 0, 0, 0},
+    {"decode tensorwise e4m3, fast, bias, n = 40", 0, 0, 0, 1, 1, 776, 40, 528, 0, 0, 0, 0, 0},
+    {"decode rowwise e4m3, promoted, one column", 0, 0, 1, 0, 0, 4104, 1, 528, 0, 0, 0, 0, 0},
     /* bucket edges (n = 8 | 9, 16 | 17, 32 | 33), ragged k under a split,
      * n = 17..32 unsplit */
-    {"decode rowwise e4m3, fast, n = 8", 0, 0, 1, 1, 0, 2048, 8, 512, 0, 0, 0, 0},
-    {"decode tensorwise e4m3, promoted, n = 9, ragged k, split 4", 0, 0, 0, 0, 0, 4096, 9, 4112, 0, 0, 0, 0},
+    {"decode rowwise e4m3, fast, n = 8", 0, 0, 1, 1, 0, 2048, 8, 512, 0, 0, 0, 0, 0},
+    {"decode tensorwise e4m3, promoted, n = 9, ragged k, split 4", 0, 0, 0, 0, 0, 4096, 9, 4112, 0, 0, 0, 0, 0},
     {"decode rowwise e4m3 x e5m2, promoted, bias, n = 17, ragged k, split 4", 0, 1, 1, 0, 1, 4096,
-     17, 2064, 0, 0, 0, 0},
-    {"decode tensorwise e5m2 x e4m3, fast, n = 33, split 2", 1, 0, 0, 1, 0, 2048, 33, 1040, 0, 0, 0, 0},
-    {"decode rowwise e4m3, fast, n = 32, unsplit", 0, 0, 1, 1, 0, 28672, 32, 1024, 0, 0, 0, 0},
+     17, 2064, 0, 0, 0, 0, 0},
+    {"decode tensorwise e5m2 x e4m3, fast, n = 33, split 2", 1, 0, 0, 1, 0, 2048, 33, 1040, 0, 0, 0, 0, 0},
+    {"decode rowwise e4m3, fast, n = 32, unsplit", 0, 0, 1, 1, 0, 28672, 32, 1024, 0, 0, 0, 0, 0},
     {"decode tensorwise e4m3 x e5m2, promoted, NaN and Inf planted, split", 0, 1, 0, 0, 0, 4096, 16,
-     4096, 0, 1, 0, 0},
-    {"decode rowwise e4m3, fast, bias, NaN planted, split", 0, 0, 1, 1, 1, 2048, 29, 4096, 0, 1, 0, 0},
+     4096, 0, 1, 0, 0, 0},
+    {"decode rowwise e4m3, fast, bias, NaN planted, split", 0, 0, 1, 1, 1, 2048, 29, 4096, 0, 1, 0, 0, 0},
     {"decode tensorwise e4m3 x e5m2, promoted, bias, alpha 0, NaN and Inf planted, split", 0, 1, 0,
-     0, 1, 4096, 16, 4096, 0, 1, 1, 0},
-    {"decode rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1, 0, 0, 0},
+     0, 1, 4096, 16, 4096, 0, 1, 1, 0, 0},
+    {"decode rowwise e4m3, fast, m = 1004", 0, 0, 1, 1, 0, 1004, 64, 128, 1, 0, 0, 0, 0},
+    {"decode rowwise e4m3, fast, n = 16, A's scales 4 bytes off 16", 0, 0, 1, 1, 0, 4096, 16,
+     14336, 1, 0, 0, 1, 0},
+    {"decode rowwise e4m3, promoted, bias 4 bytes off 16", 0, 0, 1, 0, 1, 4096, 16, 4096, 1, 0, 0,
+     0, 2},
+};
+
+/* GEMMSHIM_FP8_TEST_DEFAULT=1 (no switch, the default policy): decode
+ * calls the routing table sends to the decode kernels (Llama-3-8B and -70B
+ * weight shapes the table measured, rowwise, and tensorwise where it
+ * measured faster), and the refusals. */
+static const fp8_case_t default_cases[] = {
+    {"default: rowwise e4m3, fast, 8B down, n = 1", 0, 0, 1, 1, 0, 4096, 1, 14336, 0, 0, 0, 0, 0},
+    {"default: rowwise e4m3, promoted, bias, 8B down, n = 16", 0, 0, 1, 0, 1, 4096, 16, 14336, 0, 0,
+     0, 0, 0},
+    {"default: rowwise e4m3, fast, 8B gate, n = 32", 0, 0, 1, 1, 0, 14336, 32, 4096, 0, 0, 0, 0, 0},
+    {"default: rowwise e4m3, promoted, 70B down, n = 64", 0, 0, 1, 0, 0, 8192, 64, 28672, 0, 0, 0,
+     0, 0},
+    {"default: tensorwise e4m3, fast, 8B k/v, n = 4", 0, 0, 0, 1, 0, 1024, 4, 4096, 0, 0, 0, 0, 0},
+    {"default: rowwise e4m3, fast, A's scales 4 bytes off 16", 0, 0, 1, 1, 0, 4096, 16, 14336, 1, 0,
+     0, 1, 0},
+    {"default: rowwise e4m3, promoted, bias 4 bytes off 16", 0, 0, 1, 0, 1, 4096, 16, 14336, 1, 0, 0,
+     0, 2},
 };
 
 /* GEMMSHIM_FP8_TEST_OURS_ONLY=1: the shim's side only, each case against
@@ -165,19 +191,21 @@ static int run_case(cublasLtHandle_t lt, const fp8_case_t *x, set_mode_fn set_mo
     CUDA_OK(cudaMalloc(&A, k * m));
     CUDA_OK(cudaMalloc(&B, k * n));
     CUDA_OK(cudaMalloc(&D, ldd * n * sizeof(uint16_t)));
-    CUDA_OK(cudaMalloc(&bias, m * sizeof(uint16_t)));
-    CUDA_OK(cudaMalloc((void **)&dsa_base, (na + 1) * sizeof(float)));
+    CUDA_OK(cudaMalloc(&bias, (m + 8) * sizeof(uint16_t)));
+    CUDA_OK(cudaMalloc((void **)&dsa_base, (na + 4) * sizeof(float)));
     dsa = dsa_base + x->sa_skew;
     CUDA_OK(cudaMalloc((void **)&dsb, nb * sizeof(float)));
     CUDA_OK(cudaMemcpy(A, hA, k * m, cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy(B, hB, k * n, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(bias, hbias, m * sizeof(uint16_t), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy((uint16_t *)bias + x->bias_skew, hbias, m * sizeof(uint16_t),
+                       cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy(dsa, sa, na * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy(dsb, sb, nb * sizeof(float), cudaMemcpyHostToDevice));
 
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t la, lb, ld;
-    gu_fp8_tn_call(x->a_e5m2, x->b_e5m2, x->rowwise, x->fast, dsa, dsb, x->bias ? bias : NULL, m,
+    gu_fp8_tn_call(x->a_e5m2, x->b_e5m2, x->rowwise, x->fast, dsa, dsb,
+                   x->bias ? (uint16_t *)bias + x->bias_skew : NULL, m,
                    n, k, (int64_t)ldd, &desc, &la, &lb, &ld);
 
     const float alpha = x->alpha_zero ? 0.0f : 1.0f, beta = 0.0f;
@@ -312,11 +340,12 @@ int main(void)
     const size_t ws_size = 32u << 20;
     void *ws;
     CUDA_OK(cudaMalloc(&ws, ws_size));
-    const char *dec = getenv("GEMMSHIM_FP8_TEST_DECODE");
-    const int decode = dec && !strcmp(dec, "1");
-    const fp8_case_t *const list = decode ? decode_cases : cases;
-    const size_t count = decode ? sizeof decode_cases / sizeof decode_cases[0]
-                                : sizeof cases / sizeof cases[0];
+    const char *dec = getenv("GEMMSHIM_FP8_TEST_DECODE"), *def = getenv("GEMMSHIM_FP8_TEST_DEFAULT");
+    const int decode = dec && !strcmp(dec, "1"), by_default = def && !strcmp(def, "1");
+    const fp8_case_t *const list = by_default ? default_cases : decode ? decode_cases : cases;
+    const size_t count = by_default ? sizeof default_cases / sizeof default_cases[0]
+                         : decode   ? sizeof decode_cases / sizeof decode_cases[0]
+                                    : sizeof cases / sizeof cases[0];
     /* GEMMSHIM_FP8_TEST_CASE=I: case I of the list alone (bisecting a
      * failure or a hang) */
     const char *one = getenv("GEMMSHIM_FP8_TEST_CASE");

@@ -266,6 +266,25 @@ static void lt_fp8_reasons(void)
     CHECK_EQ_INT(gs_lt_scale_of(c.lt_scales, GS_LT_SCALE_C), GS_SCALE_NONE);
     CHECK_EQ_INT(c.lt_flags, GS_LT_C_TYPE_DIFFERS | GS_DT_BF16 << GS_LT_C_TYPE_SHIFT);
 
+    /* a scale pointer not 16-byte aligned, A's or B's, tensorwise or
+     * rowwise: cuBLASLt refuses the call (status 15, H200), so no kernel of
+     * ours nor any of its algorithms may take it; flagged in the class */
+    for (int which = 0; which < 4; ++which) {
+        lt_case(&t, CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_16BF);
+        const uint64_t off = which % 2 ? 8 : 4;
+        lt_set_ptr(&t, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, 0x7100000 + (which < 2 ? off : 0));
+        lt_set_ptr(&t, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, 0x7200000 + (which < 2 ? 0 : off));
+        if (which == 3) {
+            lt_set_i32(&t, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F);
+            lt_set_i32(&t, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F);
+        }
+        lt_describe(&t, &c);
+        CHECK_CONTAINS(c.lt_unroutable, which < 2 ? "A scale pointer not 16-byte aligned"
+                                                  : "B scale pointer not 16-byte aligned");
+        CHECK_EQ_INT(c.lt_flags, GS_LT_SCALE_UNALIGNED);
+        CHECK_EQ_INT(c.lt_algos_only, 0);
+    }
+
     /* fast accumulation on 16-bit operands: cuBLASLt ignores it, and so
      * does the class (such calls keep their class and stay routable) */
     lt_case(&t, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF);

@@ -418,7 +418,7 @@ static void registry(void)
     for (int i = 0; i < gs_candidate_count(); ++i) {
         int cfg;
         const gs_family_t *f = gs_candidate(i, &cfg);
-        if (!f || f->needs_fp8_tiles) /* FP8 calls only: tests/unit/test_fp8_family.c */
+        if (!f || f == &gs_family_fp8) /* FP8 calls only: tests/unit/test_fp8_family.c */
             continue;
         const gs_problem_t *p = f == FAMILY_SKINNY     ? &skinny_p
                                 : f == FAMILY_PINGPONG ? &pingpong_p
@@ -830,7 +830,7 @@ static void fp8_refused(void)
     for (int i = 0; i < gs_candidate_count(); ++i) {
         int config;
         const gs_family_t *f = gs_candidate(i, &config);
-        if (!f || f->needs_fp8_tiles) /* the opt-in FP8 family: tests/unit/test_fp8_family.c */
+        if (!f || f == &gs_family_fp8) /* the FP8 family: tests/unit/test_fp8_family.c */
             continue;
         gs_problem_t p = f == FAMILY_SKINNY     ? skinny_p
                          : f == FAMILY_PINGPONG ? pingpong_p

@@ -198,8 +198,19 @@ static void refusals(void)
     q.bias_type = GS_DT_F32;
     CHECK_STR_EQ(why(classified(&q)), "bias not a bf16 vector");
     q.bias_type = GS_DT_BF16;
-    q.bias = (const void *)(uintptr_t)0x50000001;
-    CHECK_STR_EQ(why(classified(&q)), "bias not a bf16 vector");
+    /* cuBLASLt refuses a bias not 16-byte aligned (status 15): the call
+     * must get that answer from it */
+    const uintptr_t offsets[] = {1, 2, 4, 8};
+    for (int i = 0; i < 4; ++i) {
+        q.bias = (const void *)(uintptr_t)(0x50000000 + offsets[i]);
+        CHECK_STR_EQ(why(classified(&q)), "bias not 16-byte aligned (cuBLASLt refuses it)");
+    }
+    q.bias = (const void *)(uintptr_t)0x50000010;
+    CHECK_STR_EQ(why(classified(&q)), "(taken)");
+    /* a scale pointer cuBLASLt refuses (compat/gs_lt.c flags it) */
+    q = p;
+    q.lt_flags = GS_LT_SCALE_UNALIGNED;
+    CHECK_STR_EQ(why(classified(&q)), "outside the FP8 subset");
 }
 
 static gs_plan_t plan_of(const gs_problem_t *p, const gs_device_t *d)
@@ -487,13 +498,17 @@ static void class_fields(void)
     CHECK(gs_class_hash(&p.cls, 0) != gs_class_hash(&q.cls, 0));
 }
 
-/* Registered, named, and offered nothing without GEMMSHIM_FP8_TILES=1. */
+/* Registered, named, and its tiles offered nothing without
+ * GEMMSHIM_FP8_TILES=1; its decode kernels need no switch. */
 static void opt_in(void)
 {
     const gs_family_t *f = gs_family_find("fp8");
     if (!CHECK(f == &gs_family_fp8))
         return;
-    CHECK(f->needs_fp8_tiles && f->reads_lt_contract && !f->tuned_only);
+    CHECK(f->reads_lt_contract && !f->tuned_only);
+    for (int c = 0; c < f->n_configs; ++c)
+        CHECK_EQ_INT(gs_family_opt_in(f, c), c != GS_FP8_DECODE_RING && c != GS_FP8_DECODE_WG);
+    CHECK(!gs_family_opt_in(f, -1) && !gs_family_opt_in(f, 64));
     CHECK_STR_EQ(f->config_name(0), "fp8_pingpong_128x128x128");
     const int cand = gs_candidate_find("fp8_pingpong_128x128x128");
     CHECK(cand >= 0);
@@ -509,7 +524,8 @@ static void opt_in(void)
     CHECK(!gs_candidate_takes(&r, cand, f, 0, &p.cls, h100()));
     gs_decision_t dec = gs_dispatch_prior(&p, h100(), &r);
     CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
-    CHECK_CONTAINS(dec.reason, "fp8:");
+    CHECK_STR_EQ(dec.reason, "no FP8 kernel takes it (decode: n <= 64; the FP8 tiles only with "
+                             "GEMMSHIM_FP8_TILES=1)");
 
     r.fp8_tiles = 1;
     CHECK(gs_candidate_takes(&r, cand, f, 0, &p.cls, h100()));
@@ -554,6 +570,61 @@ static void opt_in(void)
     CHECK(!f->can_implement(&bf.cls, h100(), 0));
 }
 
+/* The decode kernels need no switch: the default policy routes them where
+ * the table measured them faster (rowwise decode, up to 2.5x cuBLASLt on an
+ * H200), per scale mode, and forwards the rest. */
+static void decode_by_table(void)
+{
+    gs_device_t h200 = *h100();
+    strcpy(h200.gpu, "H200");
+    gs_routing_t r;
+    memset(&r, 0, sizeof r);
+    r.mode = GS_MODE_ON;
+    r.policy = GS_POLICY_TABLE;
+    r.allowed = gs_candidates_all();
+    /* Llama-3-8B's down projection, 16 tokens, rowwise: the wgmma ring */
+    gs_problem_t p = fp8_tn(4096, 16, 14336);
+    p.lt_scales = GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_A | GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_B;
+    gs_problem_classify(&p);
+    gs_decision_t dec = gs_dispatch_prior(&p, &h200, &r);
+    CHECK(dec.family == &gs_family_fp8);
+    CHECK_EQ_INT(dec.config, GS_FP8_DECODE_WG);
+    CHECK(dec.table_ratio > 1.5);
+    CHECK_CONTAINS(dec.reason, "table: ");
+    /* one token: the mma.sync ring (the wgmma one starts at n = 9) */
+    p = fp8_tn(4096, 1, 14336);
+    p.lt_scales = GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_A | GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_B;
+    gs_problem_classify(&p);
+    dec = gs_dispatch_prior(&p, &h200, &r);
+    CHECK(dec.family == &gs_family_fp8);
+    CHECK_EQ_INT(dec.config, GS_FP8_DECODE_RING);
+    /* the same shape tensorwise at 64 tokens: measured slower, forwarded */
+    p = fp8_tn(8192, 64, 8192);
+    dec = gs_dispatch_prior(&p, &h200, &r);
+    CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(dec.reason, "fp8 measured 0.");
+    /* a scale pair no entry names (A rowwise, B tensorwise): not measured */
+    p = fp8_tn(4096, 16, 14336);
+    p.lt_scales = GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_A | GS_SCALE_SCALAR_32F << GS_LT_SCALE_B;
+    gs_problem_classify(&p);
+    dec = gs_dispatch_prior(&p, &h200, &r);
+    CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
+    CHECK_STR_EQ(dec.reason, "fp8 not measured for this class");
+    /* a large shape: the decode kernels cannot, the tiles are opt-in */
+    p = fp8_tn(4096, 4096, 4096);
+    dec = gs_dispatch_prior(&p, &h200, &r);
+    CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(dec.reason, "GEMMSHIM_FP8_TILES=1");
+    /* GEMMSHIM_KERNELS without the decode kernels: forwarded */
+    p = fp8_tn(4096, 16, 14336);
+    p.lt_scales = GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_A | GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_B;
+    gs_problem_classify(&p);
+    r.allowed &= ~(1ull << gs_candidate_of(&gs_family_fp8, GS_FP8_DECODE_WG)) &
+                 ~(1ull << gs_candidate_of(&gs_family_fp8, GS_FP8_DECODE_RING));
+    dec = gs_dispatch_prior(&p, &h200, &r);
+    CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
+}
+
 static const char *env_value;
 static const char *env_of(const char *name)
 {
@@ -584,6 +655,7 @@ int main(void)
     decode_plans();
     class_fields();
     opt_in();
+    decode_by_table();
     setting();
     return GS_TEST_DONE();
 }

@@ -35,8 +35,8 @@ static double ratio(int64_t m, int64_t n, int64_t k)
 /* The built-in table (dispatch/gs_table_data.h), the text of a table file
  * parsed at first use: every entry line parses (a line that did not would
  * leave the shim with no table at all: gs_table_builtin_entries() 0), every
- * candidate of the registry has entries but the opt-in FP8 family's, which
- * has none, and each candidate's entries are read back through
+ * candidate of the registry has entries but the opt-in FP8 tiles, which
+ * have none, and each candidate's entries are read back through
  * gs_table_ratio under its family and configuration. */
 static const char builtin_text[] =
 #include "gs_table_data.h"
@@ -61,11 +61,11 @@ static void builtin_table(void)
         }
         ++n_entries;
         /* FAMILY CONFIG CC DTYPE LAYOUT M N K SPEEDUP [GPU] */
-        char fam[64], cfg[64], dtype[8], layout[8], gpu[16] = "";
+        char fam[64], cfg[64], dtype[16], layout[8], gpu[16] = "";
         int cc;
         long long m, n, k;
         double speedup;
-        const int got = sscanf(buf, "%63s %63s %d %7s %7s %lld %lld %lld %lf %15s", fam, cfg, &cc,
+        const int got = sscanf(buf, "%63s %63s %d %15s %7s %lld %lld %lld %lf %15s", fam, cfg, &cc,
                                dtype, layout, &m, &n, &k, &speedup, gpu);
         if (got != 9 && got != 10) {
             fprintf(stderr, "built-in entry '%s': not FAMILY CONFIG CC DTYPE LAYOUT M N K "
@@ -88,12 +88,23 @@ static void builtin_table(void)
         p.a_type = p.b_type = p.c_type = !strcmp(dtype, "bf16")  ? GS_DT_BF16
                                          : !strcmp(dtype, "f16") ? GS_DT_F16
                                                                  : GS_DT_F32;
+        if (!strncmp(dtype, "e4m3/", 5) || !strncmp(dtype, "e5m2/", 5)) {
+            /* FP8: a cublasLtMatmul with that A type, both scale modes as named */
+            p.entry = GS_EP_LT_MATMUL;
+            p.a_type = p.b_type = dtype[1] == '4' ? GS_DT_E4M3 : GS_DT_E5M2;
+            p.c_type = GS_DT_BF16;
+            const unsigned mode = !strcmp(dtype + 5, "row")      ? GS_SCALE_OUTER_VEC_32F
+                                  : !strcmp(dtype + 5, "tensor") ? GS_SCALE_SCALAR_32F
+                                                                 : GS_SCALE_NONE;
+            p.lt_scales = mode << GS_LT_SCALE_A | mode << GS_LT_SCALE_B;
+        }
         p.trans_a = layout[0] == 'T' ? GS_OP_T : GS_OP_N;
         p.trans_b = layout[1] == 'T' ? GS_OP_T : GS_OP_N;
         /* tight leading dimensions of that layout, as bench_ab measures */
         p.lda = p.trans_a == GS_OP_T ? k : m;
         p.ldb = p.trans_b == GS_OP_T ? n : k;
         p.ldc = m;
+        gs_problem_classify(&p); /* the table matches FP8 scale modes on the class */
         gs_device_t d = device(cc / 10, cc % 10, 132);
         strcpy(d.gpu, gpu);
         read_back[cand] += gs_table_ratio(f, config, &p, &d) > 0.0;
@@ -108,9 +119,9 @@ static void builtin_table(void)
     for (int i = 0; i < gs_candidate_count(); ++i) {
         int config;
         const gs_family_t *f = gs_candidate(i, &config);
-        if (f->needs_fp8_tiles) {
-            /* the opt-in FP8 family (GEMMSHIM_FP8_TILES=1): nothing
-             * measured, so no entry; it is routed under
+        if (gs_family_opt_in(f, config)) {
+            /* the opt-in FP8 tiles (GEMMSHIM_FP8_TILES=1): nothing
+             * measured, so no entry; they are routed under
              * GEMMSHIM_POLICY=eligible or tuning only (docs/REFERENCE.md) */
             ++opt_in;
             if (!CHECK(per_candidate[i] == 0))
@@ -120,8 +131,11 @@ static void builtin_table(void)
         }
         CHECK_EQ_INT(read_back[i], per_candidate[i]);
     }
-    /* the exception is that one family's (fp8, every configuration) */
-    CHECK_EQ_INT(opt_in, GS_FP8_CONFIG_COUNT);
+    /* the exception is that one family's tiles (fp8: all but its two
+     * decode kernels, which the table routes) */
+    CHECK_EQ_INT(opt_in, GS_FP8_CONFIG_COUNT - 2);
+    CHECK(per_candidate[gs_candidate_of(&gs_family_fp8, GS_FP8_DECODE_RING)] > 0);
+    CHECK(per_candidate[gs_candidate_of(&gs_family_fp8, GS_FP8_DECODE_WG)] > 0);
     /* by name, as the brief of the table says: every pingpong tile, and
      * the one configuration of sgemm_simt and of skinny */
     for (int c = 0; c < GS_PINGPONG_CONFIG_COUNT; ++c)
@@ -380,6 +394,44 @@ static void nul_bytes(void)
     CHECK_REFUSED(rc, msg, ":1: NUL byte");
 }
 
+/* An FP8 entry holds for its scale mode only: a rowwise reading says
+ * nothing of the same shape with tensorwise scales, nor of a mixed pair. */
+static void fp8_entries(void)
+{
+    char msg[512];
+    CHECK_EQ_INT(load_text("gemmshim-table 1\n"
+                           "fp8 fp8_decode_wg 90 e4m3/row TN 4096 16 14336 1.50 H200\n"
+                           "fp8 fp8_decode_wg 90 e4m3/tensor TN 4096 16 14336 0.90 H200\n",
+                           msg, sizeof msg), 0);
+    gs_device_t d = device(9, 0, 132);
+    strcpy(d.gpu, "H200");
+    const gs_family_t *f = gs_family_find("fp8");
+    const int wg = gs_candidate_find("fp8_decode_wg");
+    int config = -1;
+    if (!CHECK(f && wg >= 0 && gs_candidate(wg, &config) == f))
+        return;
+    gs_problem_t p = fp32_nn(4096, 16, 14336);
+    p.entry = GS_EP_LT_MATMUL;
+    p.a_type = p.b_type = GS_DT_E4M3;
+    p.c_type = GS_DT_BF16;
+    p.trans_a = GS_OP_T;
+    p.lda = p.ldb = 14336;
+    const unsigned row = GS_SCALE_OUTER_VEC_32F, tensor = GS_SCALE_SCALAR_32F;
+    const unsigned pairs[4][2] = {{row, row}, {tensor, tensor}, {row, tensor}, {0, 0}};
+    const double want[4] = {1.50, 0.90, 0.0, 0.0};
+    for (int i = 0; i < 4; ++i) {
+        p.lt_scales = pairs[i][0] << GS_LT_SCALE_A | pairs[i][1] << GS_LT_SCALE_B;
+        gs_problem_classify(&p);
+        CHECK(gs_table_ratio(f, config, &p, &d) == want[i]);
+    }
+    /* e5m2 A: no entry */
+    p.a_type = GS_DT_E5M2;
+    p.lt_scales = row << GS_LT_SCALE_A | row << GS_LT_SCALE_B;
+    gs_problem_classify(&p);
+    CHECK(gs_table_ratio(f, config, &p, &d) == 0.0);
+    gs_table_use_builtin();
+}
+
 /* Valid tables keep their meaning: CRLF line ends, tabs, comments after
  * entries, the GPU field, a last line without a newline, blank lines and
  * comments before the header. */
@@ -406,6 +458,13 @@ static void valid_forms(void)
     CHECK_REFUSED(rc, msg, ":2: layout 'NX'");
     rc = load_text("gemmshim-table 1\nsgemm_simt - 90 f64 NN 256 256 256 1.5\n", msg, sizeof msg);
     CHECK_REFUSED(rc, msg, ":2: unknown type 'f64'");
+    /* an FP8 type names the scale mode its speed depends on */
+    rc = load_text("gemmshim-table 1\nfp8 fp8_decode_wg 90 e4m3 TN 4096 16 14336 1.5\n", msg,
+                   sizeof msg);
+    CHECK_REFUSED(rc, msg, ":2: unknown type 'e4m3' (f32, bf16, f16; FP8: e4m3 or e5m2 with /tensor");
+    rc = load_text("gemmshim-table 1\nfp8 fp8_decode_wg 90 e4m3/block TN 4096 16 14336 1.5\n", msg,
+                   sizeof msg);
+    CHECK_REFUSED(rc, msg, ":2: unknown type 'e4m3/block'");
     rc = load_text("gemmshim-table 1\n\nsgemm_simt pingpong_128x128x64 90 f32 NN 256 256 256 1.5\n",
                    msg, sizeof msg);
     CHECK_REFUSED(rc, msg, ":3: unknown route/configuration");
@@ -492,6 +551,7 @@ int main(void)
     bom();
     nul_bytes();
     valid_forms();
+    fp8_entries();
     numeric_locale();
     fifo(); /* last: before the fix it blocked (the alarm ends the test) */
     remove(path);
