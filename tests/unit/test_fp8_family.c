@@ -573,6 +573,15 @@ static void opt_in(void)
 /* The decode kernels need no switch: the default policy routes them where
  * the table measured them faster (rowwise decode, up to 2.5x cuBLASLt on an
  * H200), per scale mode, and forwards the rest. */
+/* fp8_tn with A's and B's scales as given (GS_SCALE_*), classified */
+static gs_problem_t fp8_scaled(int64_t m, int64_t n, int64_t k, unsigned a, unsigned b)
+{
+    gs_problem_t p = fp8_tn(m, n, k);
+    p.lt_scales = a << GS_LT_SCALE_A | b << GS_LT_SCALE_B;
+    gs_problem_classify(&p);
+    return p;
+}
+
 static void decode_by_table(void)
 {
     gs_device_t h200 = *h100();
@@ -583,18 +592,14 @@ static void decode_by_table(void)
     r.policy = GS_POLICY_TABLE;
     r.allowed = gs_candidates_all();
     /* Llama-3-8B's down projection, 16 tokens, rowwise: the wgmma ring */
-    gs_problem_t p = fp8_tn(4096, 16, 14336);
-    p.lt_scales = GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_A | GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_B;
-    gs_problem_classify(&p);
+    gs_problem_t p = fp8_scaled(4096, 16, 14336, GS_SCALE_OUTER_VEC_32F, GS_SCALE_OUTER_VEC_32F);
     gs_decision_t dec = gs_dispatch_prior(&p, &h200, &r);
     CHECK(dec.family == &gs_family_fp8);
     CHECK_EQ_INT(dec.config, GS_FP8_DECODE_WG);
     CHECK(dec.table_ratio > 1.5);
     CHECK_CONTAINS(dec.reason, "table: ");
     /* one token: the mma.sync ring (the wgmma one starts at n = 9) */
-    p = fp8_tn(4096, 1, 14336);
-    p.lt_scales = GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_A | GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_B;
-    gs_problem_classify(&p);
+    p = fp8_scaled(4096, 1, 14336, GS_SCALE_OUTER_VEC_32F, GS_SCALE_OUTER_VEC_32F);
     dec = gs_dispatch_prior(&p, &h200, &r);
     CHECK(dec.family == &gs_family_fp8);
     CHECK_EQ_INT(dec.config, GS_FP8_DECODE_RING);
@@ -604,9 +609,7 @@ static void decode_by_table(void)
     CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
     CHECK_CONTAINS(dec.reason, "fp8 measured 0.");
     /* a scale pair no entry names (A rowwise, B tensorwise): not measured */
-    p = fp8_tn(4096, 16, 14336);
-    p.lt_scales = GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_A | GS_SCALE_SCALAR_32F << GS_LT_SCALE_B;
-    gs_problem_classify(&p);
+    p = fp8_scaled(4096, 16, 14336, GS_SCALE_OUTER_VEC_32F, GS_SCALE_SCALAR_32F);
     dec = gs_dispatch_prior(&p, &h200, &r);
     CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
     CHECK_STR_EQ(dec.reason, "fp8 not measured for this class");
@@ -616,9 +619,7 @@ static void decode_by_table(void)
     CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
     CHECK_CONTAINS(dec.reason, "GEMMSHIM_FP8_TILES=1");
     /* GEMMSHIM_KERNELS without the decode kernels: forwarded */
-    p = fp8_tn(4096, 16, 14336);
-    p.lt_scales = GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_A | GS_SCALE_OUTER_VEC_32F << GS_LT_SCALE_B;
-    gs_problem_classify(&p);
+    p = fp8_scaled(4096, 16, 14336, GS_SCALE_OUTER_VEC_32F, GS_SCALE_OUTER_VEC_32F);
     r.allowed &= ~(1ull << gs_candidate_of(&gs_family_fp8, GS_FP8_DECODE_WG)) &
                  ~(1ull << gs_candidate_of(&gs_family_fp8, GS_FP8_DECODE_RING));
     dec = gs_dispatch_prior(&p, &h200, &r);

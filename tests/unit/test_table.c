@@ -459,12 +459,17 @@ static void valid_forms(void)
     rc = load_text("gemmshim-table 1\nsgemm_simt - 90 f64 NN 256 256 256 1.5\n", msg, sizeof msg);
     CHECK_REFUSED(rc, msg, ":2: unknown type 'f64'");
     /* an FP8 type names the scale mode its speed depends on */
-    rc = load_text("gemmshim-table 1\nfp8 fp8_decode_wg 90 e4m3 TN 4096 16 14336 1.5\n", msg,
-                   sizeof msg);
-    CHECK_REFUSED(rc, msg, ":2: unknown type 'e4m3' (f32, bf16, f16; FP8: e4m3 or e5m2 with /tensor");
-    rc = load_text("gemmshim-table 1\nfp8 fp8_decode_wg 90 e4m3/block TN 4096 16 14336 1.5\n", msg,
-                   sizeof msg);
-    CHECK_REFUSED(rc, msg, ":2: unknown type 'e4m3/block'");
+    static const char *const fp8_types[][2] = {
+        {"e4m3", ":2: unknown type 'e4m3' (f32, bf16, f16; FP8: e4m3 or e5m2 with /tensor"},
+        {"e4m3/block", ":2: unknown type 'e4m3/block'"},
+    };
+    for (int i = 0; i < 2; ++i) {
+        char text[128];
+        snprintf(text, sizeof text, "gemmshim-table 1\nfp8 fp8_decode_wg 90 %s TN 4096 16 14336 1.5\n",
+                 fp8_types[i][0]);
+        rc = load_text(text, msg, sizeof msg);
+        CHECK_REFUSED(rc, msg, fp8_types[i][1]);
+    }
     rc = load_text("gemmshim-table 1\n\nsgemm_simt pingpong_128x128x64 90 f32 NN 256 256 256 1.5\n",
                    msg, sizeof msg);
     CHECK_REFUSED(rc, msg, ":3: unknown route/configuration");
