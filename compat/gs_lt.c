@@ -291,9 +291,16 @@ static void describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t 
         return unroutable(c, "matmul descriptor unreadable");
     layout_t la, lb, lc, ld;
     const char *why;
+    /* C's layout read only when it is not D's handle (nine getter calls
+     * into cuBLASLt a layout: most of a forwarded call's host cost is this
+     * reading, and PyTorch's bias GEMMs pass one handle for both) */
+    const int c_is_d = a->Cdesc == a->Ddesc;
     if ((why = read_layout(r, a->Adesc, &la)) || (why = read_layout(r, a->Bdesc, &lb)) ||
-        (why = read_layout(r, a->Cdesc, &lc)) || (why = read_layout(r, a->Ddesc, &ld)))
+        (why = read_layout(r, a->Ddesc, &ld)) ||
+        (!c_is_d && (why = read_layout(r, a->Cdesc, &lc))))
         return unroutable(c, "%s", why);
+    if (c_is_d)
+        lc = ld;
     /* op(A) is m x k, op(B) k x n, D m x n; C and T alike for real types */
     int opa = ta != CUBLAS_OP_N, opb = tb != CUBLAS_OP_N;
     c->transa = opa ? CUBLAS_OP_T : CUBLAS_OP_N;

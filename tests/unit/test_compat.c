@@ -204,6 +204,48 @@ static void handle_state(void)
 
 /* ---- cublasLtMatmul descriptors (lt_bag.h) ---- */
 
+/* layout_get counting its calls */
+static int layout_reads;
+static cublasStatus_t counting_layout_get(cublasLtMatrixLayout_t l,
+                                          cublasLtMatrixLayoutAttribute_t a, void *buf, size_t n,
+                                          size_t *written)
+{
+    ++layout_reads;
+    return layout_get(l, a, buf, n, written);
+}
+
+/* One handle for C and D (PyTorch's bias GEMMs): read once, the call
+ * described exactly as with two handles holding the same layout. */
+static void lt_c_is_d(void)
+{
+    const gs_lt_getters_t g = {desc_get, counting_layout_get};
+    lt_case_t t;
+    gs_call_t two, one;
+    lt_case(&t, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF);
+    layout_reads = 0;
+    gs_lt_describe(&g, &t.args, &two);
+    const int reads_two = layout_reads;
+    t.args.Cdesc = t.args.Ddesc;
+    layout_reads = 0;
+    gs_lt_describe(&g, &t.args, &one);
+    CHECK_EQ_INT(layout_reads * 4, reads_two * 3);
+    CHECK_STR_EQ(one.lt_unroutable, two.lt_unroutable);
+    CHECK(one.m == two.m && one.n == two.n && one.k == two.k && one.ldc == two.ldc &&
+          one.ctype == two.ctype && one.batch == two.batch && one.lt_flags == two.lt_flags);
+    /* an FP8 D with a bf16 C cannot share a handle: two handles, the
+     * types differ, said */
+    lt_case(&t, CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_8F_E4M3);
+    gs_lt_describe(&g, &t.args, &two);
+    CHECK_CONTAINS(two.lt_unroutable, "C and D types differ");
+    /* a NULL D layout is said whether or not C shares it */
+    t.args.Ddesc = NULL;
+    gs_lt_describe(&g, &t.args, &two);
+    CHECK_STR_EQ(two.lt_unroutable, "NULL layout");
+    t.args.Cdesc = NULL;
+    gs_lt_describe(&g, &t.args, &one);
+    CHECK_STR_EQ(one.lt_unroutable, "NULL layout");
+}
+
 /* torchao's tensorwise FP8 training GEMM, with TransformerEngine's FP8
  * output extras: every reason, in order, and the contract in the call. */
 static void lt_fp8_reasons(void)
@@ -441,6 +483,7 @@ int main(void)
     scalar_types();
     handle_state();
     lt_fp8_reasons();
+    lt_c_is_d();
     lt_reasons_bounded();
     lt_alpha_zero();
     class_layout();
