@@ -103,13 +103,14 @@ def rows_of(path):
         if "dtype" in r:
             r["dtype"] = r["dtype"].split(">")[0]
     if rows and "scale_a" in rows[0]:
-        # bench_fp8: TN, the A type with A's and B's scale mode where they
-        # agree (a mixed pair is no table key: left out); the shim side
-        # against the call as the application made it
+        # bench_fp8: TN, the A type with A's and B's scale mode where types
+        # and modes agree (a mixed pair is no table key: left out); the shim
+        # side against the call as the application made it
         out = []
         for r in rows:
             scales = FP8_SCALES.get(r["scale_a"])
-            if r["status"] != "ok" or scales is None or r["scale_b"] != r["scale_a"]:
+            if (r["status"] != "ok" or scales is None or r["scale_b"] != r["scale_a"] or
+                    r["b_type"] != r["a_type"]):
                 continue
             out.append({"gpu": r["gpu"], "layout": "TN", "dtype": f'{r["a_type"]}/{scales}',
                         "m": r["m"], "n": r["n"], "k": r["k"],

@@ -369,6 +369,11 @@ static void describe(const gs_lt_getters_t *r, const gs_lt_args_t *a, gs_call_t 
             unroutable(c, "per-batch bias not routed");
         c->bias = bias;
         c->bias_type = bias_type == -1 ? (int)ld.type : bias_type;
+        /* the class would record another type as no bias at all
+         * (GS_DT_OTHER), and a kernel read it as fp32 */
+        const gs_dtype_t bt = gs_dtype_from_cuda(c->bias_type);
+        if (bt != GS_DT_F32 && bt != GS_DT_F16 && bt != GS_DT_BF16)
+            unroutable(c, "bias type not routed");
     }
     /* The kernels compute in place. C == D must describe the same matrix;
      * a separate C is fine only when it is never read (beta == 0, known on

@@ -42,7 +42,7 @@ static gs_decision_t forward(const char *fmt, ...)
 }
 
 /* Reasons that hold whatever the kernels are: say them plainly. */
-static const char *never_routed(const gs_problem_t *p, const gs_routing_t *c)
+static const char *never_routed(const gs_problem_t *p)
 {
     if (p->entry == GS_EP_GEMMEX_BATCHED)
         return "pointer-array batches are not routed";
@@ -163,7 +163,7 @@ gs_decision_t gs_dispatch_prior(const gs_problem_t *p, const gs_device_t *d,
 {
     if (c->mode == GS_MODE_OFF)
         return forward("GEMMSHIM_MODE=off");
-    const char *why = never_routed(p, c);
+    const char *why = never_routed(p);
     if (why)
         return forward("%s", why);
     if (!d->present)
@@ -177,7 +177,9 @@ gs_decision_t gs_dispatch_prior(const gs_problem_t *p, const gs_device_t *d,
         const gs_family_t *f = gs_candidate(i, &config);
         if (f->tuned_only || !reads_what_it_needs(f, config, &p->cls, c) ||
             !f->can_implement(&p->cls, d, config)) {
-            opt_in += gs_family_opt_in(f, config) && !c->fp8_tiles;
+            /* an experimental configuration that would take it, switched off */
+            opt_in += gs_family_opt_in(f, config) && !c->fp8_tiles && !f->tuned_only &&
+                      f->can_implement(&p->cls, d, config);
             continue;
         }
         if (p->cls.sm_count_target && !f->honours_sm_count_target) {
@@ -221,8 +223,9 @@ gs_decision_t gs_dispatch_prior(const gs_problem_t *p, const gs_device_t *d,
         return forward("the handle's SM count target (%d) is for cuBLAS to honour",
                        p->cls.sm_count_target);
     if (gs_class_fp8(&p->cls))
-        return forward("no FP8 kernel takes it (decode: n <= 64%s)",
-                       opt_in ? "; the FP8 tiles only with GEMMSHIM_FP8_TILES=1" : "");
+        return forward("no FP8 kernel takes it (device sm_%d%d; decode kernels: n <= 64%s)",
+                       d->cc_major, d->cc_minor,
+                       opt_in ? "; the FP8 tiles: GEMMSHIM_FP8_TILES=1" : "");
     return forward("no kernel implements it (device sm_%d%d, alignment or strides)",
                    d->cc_major, d->cc_minor);
 }

@@ -155,6 +155,10 @@ const char *gs_fp8_refusal(const gs_class_t *c, const gs_device_t *d, int cfg)
         /* the rings count k's stages in int (skinny_device.cuh) */
         if (c->k > INT32_MAX - GS_FP8_DECODE_STAGE_K)
             return "k too large for the ring's stage count";
+        /* routed without a switch: only the scale pairs verified against
+         * cuBLASLt on a GPU (tests/gpu/test_fp8_tiles.c sets both alike) */
+        if (gs_lt_scale_of(c->lt_scales, GS_LT_SCALE_A) != gs_lt_scale_of(c->lt_scales, GS_LT_SCALE_B))
+            return "A and B scale modes differ";
     }
     const int64_t tiles = ((c->m + g->block_m - 1) / g->block_m) *
                           ((c->n + GS_FP8_BLOCK_N - 1) / GS_FP8_BLOCK_N);

@@ -64,9 +64,9 @@ lt() { # scenario; one call, expect success and exactly one record line
 @test "FP8 Lt calls are forwarded with every reason, in order" {
     lt fp8-tensorwise
     # what the call is, then why no kernel of ours took it (dispatch saw it)
-    expect_contains "$stderr" "cublasLtMatmul TN e4m3,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 scale_A=SCALAR_32F scale_B=SCALAR_32F fast_accum -> forward (fp8 operands; scale modes A=SCALAR_32F B=SCALAR_32F; fast accumulation on; no FP8 kernel takes it (decode: n <= 64; the FP8 tiles only with GEMMSHIM_FP8_TILES=1))"
+    expect_contains "$stderr" "cublasLtMatmul TN e4m3,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 scale_A=SCALAR_32F scale_B=SCALAR_32F fast_accum -> forward (fp8 operands; scale modes A=SCALAR_32F B=SCALAR_32F; fast accumulation on; no FP8 kernel takes it (device sm_90; decode kernels: n <= 64; the FP8 tiles: GEMMSHIM_FP8_TILES=1))"
     lt fp8-rowwise
-    expect_contains "$stderr" "cublasLtMatmul TN e5m2,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 scale_A=OUTER_VEC_32F scale_B=OUTER_VEC_32F -> forward (fp8 operands; A and B types differ; scale modes A=OUTER_VEC_32F B=OUTER_VEC_32F; no FP8 kernel takes it (decode: n <= 64; the FP8 tiles only with GEMMSHIM_FP8_TILES=1))"
+    expect_contains "$stderr" "cublasLtMatmul TN e5m2,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 scale_A=OUTER_VEC_32F scale_B=OUTER_VEC_32F -> forward (fp8 operands; A and B types differ; scale modes A=OUTER_VEC_32F B=OUTER_VEC_32F; no FP8 kernel takes it (device sm_90; decode kernels: n <= 64; the FP8 tiles: GEMMSHIM_FP8_TILES=1))"
     [[ "$stderr" != *"(fallback:"* ]]
 }
 
@@ -150,7 +150,7 @@ lt() { # scenario; one call, expect success and exactly one record line
     # the simulated device tunes nothing: the prior (cuBLAS as called) serves it
     for s in fp8-tensorwise fp8-rowwise; do
         lt "$s"
-        expect_contains "$stderr" "; no FP8 kernel takes it (decode: n <= 64; the FP8 tiles only with GEMMSHIM_FP8_TILES=1))"
+        expect_contains "$stderr" "; no FP8 kernel takes it (device sm_90; decode kernels: n <= 64; the FP8 tiles: GEMMSHIM_FP8_TILES=1))"
     done
     # beyond the subset: the reasons as without tuning, and what keeps it from the algorithms
     lt fp8-out
@@ -190,10 +190,10 @@ lt() { # scenario; one call, expect success and exactly one record line
     expect_contains "$stderr" "cublasLtMatmul TN e4m3,e4m3->bf16 compute=32F m=1024 n=512 k=768 batch=1 scale_A=SCALAR_32F scale_B=SCALAR_32F fast_accum -> forward (fallback: cublaslt_h0 failed to launch)"
     # the other FP8 class has no decision: the prior; beyond the subset: the reasons
     GEMMSHIM_TUNE=cache GEMMSHIM_TUNE_CACHE="$D/fp8.cache" lt fp8-rowwise
-    expect_contains "$stderr" "; no FP8 kernel takes it (decode: n <= 64; the FP8 tiles only with GEMMSHIM_FP8_TILES=1))"
+    expect_contains "$stderr" "; no FP8 kernel takes it (device sm_90; decode kernels: n <= 64; the FP8 tiles: GEMMSHIM_FP8_TILES=1))"
     GEMMSHIM_TUNE=cache GEMMSHIM_TUNE_CACHE="$D/fp8.cache" lt fp8-out
     expect_contains "$stderr" "-> forward (fp8 operands; C and D types differ;"
     # no tuning: as before, the cache unread
     GEMMSHIM_TUNE_CACHE="$D/fp8.cache" lt fp8-tensorwise
-    expect_contains "$stderr" "-> forward (fp8 operands; scale modes A=SCALAR_32F B=SCALAR_32F; fast accumulation on; no FP8 kernel takes it (decode: n <= 64; the FP8 tiles only with GEMMSHIM_FP8_TILES=1))"
+    expect_contains "$stderr" "-> forward (fp8 operands; scale modes A=SCALAR_32F B=SCALAR_32F; fast accumulation on; no FP8 kernel takes it (device sm_90; decode kernels: n <= 64; the FP8 tiles: GEMMSHIM_FP8_TILES=1))"
 }

@@ -327,6 +327,21 @@ static void lt_fp8_reasons(void)
         CHECK_EQ_INT(c.lt_algos_only, 0);
     }
 
+    /* a bias of a type no kernel reads (int32 here): the class would
+     * record no bias at all, so no family may take the call */
+    lt_case(&t, CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_16BF);
+    lt_set_ptr(&t, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, 0x7100000);
+    lt_set_ptr(&t, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, 0x7200000);
+    lt_set_i32(&t, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_BIAS);
+    lt_set_ptr(&t, CUBLASLT_MATMUL_DESC_BIAS_POINTER, 0x7500000);
+    lt_set_i32(&t, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, CUDA_R_32I);
+    lt_describe(&t, &c);
+    CHECK_CONTAINS(c.lt_unroutable, "bias type not routed");
+    CHECK_EQ_INT(c.lt_algos_only, 0);
+    lt_set_i32(&t, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, CUDA_R_16BF); /* the control */
+    lt_describe(&t, &c);
+    CHECK(strstr(c.lt_unroutable, "bias type") == NULL);
+
     /* fast accumulation on 16-bit operands: cuBLASLt ignores it, and so
      * does the class (such calls keep their class and stay routable) */
     lt_case(&t, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF);

@@ -524,8 +524,8 @@ static void opt_in(void)
     CHECK(!gs_candidate_takes(&r, cand, f, 0, &p.cls, h100()));
     gs_decision_t dec = gs_dispatch_prior(&p, h100(), &r);
     CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
-    CHECK_STR_EQ(dec.reason, "no FP8 kernel takes it (decode: n <= 64; the FP8 tiles only with "
-                             "GEMMSHIM_FP8_TILES=1)");
+    CHECK_STR_EQ(dec.reason, "no FP8 kernel takes it (device sm_90; decode kernels: n <= 64; the "
+                             "FP8 tiles: GEMMSHIM_FP8_TILES=1)");
 
     r.fp8_tiles = 1;
     CHECK(gs_candidate_takes(&r, cand, f, 0, &p.cls, h100()));
@@ -608,8 +608,20 @@ static void decode_by_table(void)
     dec = gs_dispatch_prior(&p, &h200, &r);
     CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
     CHECK_CONTAINS(dec.reason, "fp8 measured 0.");
-    /* a scale pair no entry names (A rowwise, B tensorwise): not measured */
+    /* a mixed scale pair (A rowwise, B tensorwise): the decode kernels
+     * refuse it (no GPU case verifies it), so no FP8 kernel takes it */
     p = fp8_scaled(4096, 16, 14336, GS_SCALE_OUTER_VEC_32F, GS_SCALE_SCALAR_32F);
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, &h200, GS_FP8_DECODE_WG), "A and B scale modes differ");
+    CHECK_STR_EQ(gs_fp8_refusal(&p.cls, &h200, GS_FP8_DECODE_RING), "A and B scale modes differ");
+    dec = gs_dispatch_prior(&p, &h200, &r);
+    CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
+    CHECK_CONTAINS(dec.reason, "no FP8 kernel takes it (device sm_90; decode kernels: n <= 64");
+    /* A e4m3 x B e5m2, rowwise: the kernels take it, the table has no
+     * reading of a mixed pair (its entries are e4m3 x e4m3) */
+    p = fp8_scaled(4096, 16, 14336, GS_SCALE_OUTER_VEC_32F, GS_SCALE_OUTER_VEC_32F);
+    p.b_type = GS_DT_E5M2;
+    gs_problem_classify(&p);
+    CHECK(gs_fp8_refusal(&p.cls, &h200, GS_FP8_DECODE_WG) == NULL);
     dec = gs_dispatch_prior(&p, &h200, &r);
     CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
     CHECK_STR_EQ(dec.reason, "fp8 not measured for this class");

@@ -450,8 +450,8 @@ static void offered_to_readers_only(void)
         rr.policy = pol ? GS_POLICY_ELIGIBLE : GS_POLICY_TABLE;
         const gs_decision_t dec = gs_dispatch_prior(&p, &h100, &rr);
         CHECK_EQ_INT(dec.route, GS_ROUTE_FORWARD);
-        CHECK_STR_EQ(dec.reason, "no FP8 kernel takes it (decode: n <= 64; the FP8 tiles only "
-                                 "with GEMMSHIM_FP8_TILES=1)");
+        CHECK_STR_EQ(dec.reason, "no FP8 kernel takes it (device sm_90; decode kernels: n <= 64; "
+                                 "the FP8 tiles: GEMMSHIM_FP8_TILES=1)");
     }
 }
 

@@ -424,6 +424,11 @@ static void fp8_entries(void)
         gs_problem_classify(&p);
         CHECK(gs_table_ratio(f, config, &p, &d) == want[i]);
     }
+    /* e4m3 x e5m2: the entries were measured e4m3 x e4m3 */
+    p.b_type = GS_DT_E5M2;
+    gs_problem_classify(&p);
+    CHECK(gs_table_ratio(f, config, &p, &d) == 0.0);
+    p.b_type = GS_DT_E4M3;
     /* e5m2 A: no entry */
     p.a_type = GS_DT_E5M2;
     p.lt_scales = row << GS_LT_SCALE_A | row << GS_LT_SCALE_B;
