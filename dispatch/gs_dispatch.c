@@ -175,13 +175,15 @@ gs_decision_t gs_dispatch_prior(const gs_problem_t *p, const gs_device_t *d,
     for (int i = 0; i < gs_candidate_count(); ++i) {
         int config;
         const gs_family_t *f = gs_candidate(i, &config);
-        if (f->tuned_only || !reads_what_it_needs(f, config, &p->cls, c) ||
-            !f->can_implement(&p->cls, d, config)) {
-            /* an experimental configuration that would take it, switched off */
-            opt_in += gs_family_opt_in(f, config) && !c->fp8_tiles && !f->tuned_only &&
-                      f->can_implement(&p->cls, d, config);
+        if (f->tuned_only)
+            continue;
+        if (gs_family_opt_in(f, config) && !c->fp8_tiles) {
+            /* an experimental configuration switched off: would it take it? */
+            opt_in += f->can_implement(&p->cls, d, config);
             continue;
         }
+        if (!reads_what_it_needs(f, config, &p->cls, c) || !f->can_implement(&p->cls, d, config))
+            continue;
         if (p->cls.sm_count_target && !f->honours_sm_count_target) {
             ++sm_target;
             continue;

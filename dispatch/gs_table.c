@@ -179,9 +179,11 @@ double gs_table_ratio(const gs_family_t *f, int config, const gs_problem_t *p,
                       const gs_device_t *d)
 {
     pthread_once(&builtin_once, builtin_parse);
-    /* FP8 entries were measured with B of A's type: a mixed pair (e4m3 x
-     * e5m2) has no reading */
-    if (gs_dtype_is_fp8(p->a_type) && p->b_type != p->a_type)
+    /* FP8 entries were measured with B of A's type and scale mode: a mixed
+     * pair (e4m3 x e5m2, rowwise x tensorwise) has no reading */
+    const gs_scale_mode_t scales = gs_lt_scale_of(p->cls.lt_scales, GS_LT_SCALE_A);
+    if ((gs_dtype_is_fp8(p->a_type) && p->b_type != p->a_type) ||
+        scales != gs_lt_scale_of(p->cls.lt_scales, GS_LT_SCALE_B))
         return 0.0;
     int cc = d->cc_major * 10 + d->cc_minor;
     char layout[3] = {p->trans_a ? 'T' : 'N', p->trans_b ? 'T' : 'N', 0};
@@ -194,9 +196,7 @@ double gs_table_ratio(const gs_family_t *f, int config, const gs_problem_t *p,
     for (size_t i = 0; i < table_n; ++i) {
         const table_entry_t *e = &table[i];
         if (e->family != f || e->config != config || e->cc != cc || e->a_type != p->a_type ||
-            e->layout[0] != layout[0] || e->layout[1] != layout[1] ||
-            e->scales != gs_lt_scale_of(p->cls.lt_scales, GS_LT_SCALE_A) ||
-            e->scales != gs_lt_scale_of(p->cls.lt_scales, GS_LT_SCALE_B))
+            e->layout[0] != layout[0] || e->layout[1] != layout[1] || e->scales != scales)
             continue;
         if (k < 1)
             continue;
