@@ -73,14 +73,38 @@ static const struct decode_shape {
  * measured per ring and bucket). On 132 SMs, the mma.sync ring at n <= 16: m = 4096
  * splits 4 ways, 6144 two, 14336 not; at n = 17..32: 2048 eight ways,
  * 28672 not. */
+/* A block's stages past which the wgmma ring splits until every SM has a
+ * block (decode_cluster) */
+enum { DECODE_LONG_STAGES = 64 };
+
+/* GEMMSHIM_DEV_FP8_CK: the decode split forced (1, 2, 4, 8), halved while
+ * a block would get fewer than its minimum of stages; 0: the rule above. */
+static int forced_ck;
+
 static int decode_cluster(int64_t m, int64_t k, const struct decode_shape *sh, int fill,
-                          const gs_device_t *d)
+                          int long_streams, const gs_device_t *d)
 {
     const int64_t row_blocks = (m + sh->rows - 1) / sh->rows;
     const int64_t slots = (int64_t)d->sm_count * sh->per_sm;
     const int64_t stages = (k + GS_FP8_DECODE_STAGE_K - 1) / GS_FP8_DECODE_STAGE_K;
-    return gs_split_doubling(row_blocks, fill, slots, stages, GS_FP8_DECODE_MIN_STAGES,
-                             GS_FP8_DECODE_MAX_CLUSTER);
+    if (forced_ck) {
+        int ck = forced_ck;
+        while (ck > 1 && stages < (int64_t)ck * GS_FP8_DECODE_MIN_STAGES)
+            ck /= 2;
+        return ck;
+    }
+    int split = gs_split_doubling(row_blocks, fill, slots, stages, GS_FP8_DECODE_MIN_STAGES,
+                                  GS_FP8_DECODE_MAX_CLUSTER);
+    /* Long weights: doubled again while the blocks still fit one per SM and
+     * each keeps a long stream (m = 8192, k = 28672, n = 16 on the wgmma
+     * ring: 64 blocks, half the SMs idle; two ways 4.03 TB/s against 3.92,
+     * H200). Not where the blocks would get shorter streams: m = 4096, k =
+     * 14336 loses 5% at four ways (28 stages a block). */
+    while (long_streams && split < GS_FP8_DECODE_MAX_CLUSTER &&
+           row_blocks * split * 2 <= d->sm_count &&
+           stages >= (int64_t)split * 2 * DECODE_LONG_STAGES)
+        split *= 2;
+    return split;
 }
 
 /* The decode kernel's name: ring, bucket and split, as the shim logs it */
@@ -227,7 +251,8 @@ gs_fp8_plan_t gs_fp8_plan_of(const gs_class_t *c, const gs_device_t *d, int cfg)
         pl.tiles_n = 1;
         pl.total_tiles = pl.units = pl.tiles_m;
         pl.unit_cols = 1;
-        pl.cluster = decode_cluster(c->m, c->k, sh, cfg == GS_FP8_DECODE_WG ? sh->fill_wg : sh->fill, d);
+        const int wg = cfg == GS_FP8_DECODE_WG;
+        pl.cluster = decode_cluster(c->m, c->k, sh, wg ? sh->fill_wg : sh->fill, wg, d);
         pl.grid = pl.tiles_m * pl.cluster;
         pl.smem_bytes = sh->smem;
         pl.group_m = 1;
@@ -269,6 +294,16 @@ static int run(const gs_plan_t *plan, const gs_problem_t *p, const gs_device_t *
     return gs_fp8_run_plan(plan, p, d);
 }
 
+static const int ck_values[] = {0, 1, 2, 4, 8};
+static const gs_knob_t knobs[] = {
+    {"CK", NULL, 0, 0, 8, ck_values, sizeof ck_values / sizeof ck_values[0]},
+};
+
+static void set_knobs(const int *v)
+{
+    forced_ck = v[0];
+}
+
 const gs_family_t gs_family_fp8 = {
     .name = "fp8",
     .n_configs = GS_FP8_CONFIG_COUNT,
@@ -276,6 +311,9 @@ const gs_family_t gs_family_fp8 = {
     .can_implement = can_implement,
     .plan = plan,
     .run = run,
+    .n_knobs = sizeof knobs / sizeof knobs[0],
+    .knobs = knobs,
+    .set_knobs = set_knobs,
     /* it reads the FP8 types and A/B scales, and carries the scale pointers */
     .reads_lt_contract = 1,
     /* the tiles are experimental, offered only with GEMMSHIM_FP8_TILES=1;

@@ -348,21 +348,23 @@ static void dev_knobs(void)
 {
     gs_config_t c;
     CHECK_EQ_INT(parse_env(&c, NULL), 0);
-    CHECK_EQ_INT(gs_knob_count(), 7);
+    CHECK_EQ_INT(gs_knob_count(), 8);
     CHECK_EQ_INT(knob_value(&c, "pingpong", "SK"), 1); /* the defaults */
     CHECK_EQ_INT(knob_value(&c, "pingpong", "DEFER"), 1);
     CHECK_EQ_INT(knob_value(&c, "pingpong", "MAX_CTAS"), 0);
     CHECK_EQ_INT(knob_value(&c, "skinny", "WG"), 1);
     CHECK_EQ_INT(knob_value(&c, "skinny", "WS"), 0);
+    CHECK_EQ_INT(knob_value(&c, "fp8", "CK"), 0);
     const uint64_t default_key = c.knob_key;
     CHECK_EQ_INT(parse_env(&c, "GEMMSHIM_DEV_PINGPONG_SK", "3", "GEMMSHIM_DEV_PINGPONG_MAX_CTAS",
                            "2", "GEMMSHIM_DEV_SKINNY_WS", "4", "GEMMSHIM_DEV_SKINNY_CK", "8",
-                           NULL),
+                           "GEMMSHIM_DEV_FP8_CK", "4", NULL),
                  0);
     CHECK_EQ_INT(knob_value(&c, "pingpong", "SK"), 3);
     CHECK_EQ_INT(knob_value(&c, "pingpong", "MAX_CTAS"), 2);
     CHECK_EQ_INT(knob_value(&c, "skinny", "WS"), 4);
     CHECK_EQ_INT(knob_value(&c, "skinny", "CK"), 8);
+    CHECK_EQ_INT(knob_value(&c, "fp8", "CK"), 4);
     CHECK(c.knob_key != default_key); /* the decision cache keys on them */
     const struct {
         const char *var, *value, *says;
@@ -371,6 +373,7 @@ static void dev_knobs(void)
                {"GEMMSHIM_DEV_PINGPONG_DEFER", "2", "0 to 1"},
                {"GEMMSHIM_DEV_SKINNY_WS", "3", "0, 2, 4, 8"},
                {"GEMMSHIM_DEV_SKINNY_CK", "16", "0, 1, 2, 4, 8"},
+               {"GEMMSHIM_DEV_FP8_CK", "3", "0, 1, 2, 4, 8"},
                {"GEMMSHIM_DEV_PINGPONG_MAX_CTAS", " 2", "0 to 65536"},
                {"GEMMSHIM_PP_SK", "0", "is now GEMMSHIM_DEV_PINGPONG_SK"},
                {"GEMMSHIM_SKINNY_WG_CK", "2", "is now GEMMSHIM_DEV_SKINNY_CK"}};

@@ -411,6 +411,28 @@ static void decode_plans(void)
         gs_family_fp8.plan(&q, h100(), &ql);
         CHECK_STR_EQ(ql.kernel, pl.kernel);
     }
+    /* GEMMSHIM_DEV_FP8_CK forces the split, halved while a block would get
+     * fewer than 4 stages of 128; 0 gives the rule back */
+    const struct {
+        int ck;
+        int64_t m, n, k;
+        const char *kernel;
+    } forced[] = {
+        {1, 4096, 1, 14336, "fp8_decode_ring_n8_ck1"},
+        {8, 14336, 16, 4096, "fp8_decode_ring_n16_ck8"},
+        {8, 2048, 8, 2048, "fp8_decode_ring_n8_ck4"}, /* 16 stages: 4 ways */
+        {2, 4104, 1, 528, "fp8_decode_ring_n8_ck1"},  /* 5 stages: none */
+        {0, 14336, 16, 4096, "fp8_decode_ring_n16_ck1"},
+    };
+    for (size_t i = 0; i < sizeof forced / sizeof forced[0]; ++i) {
+        const int v[1] = {forced[i].ck};
+        gs_family_fp8.set_knobs(v);
+        p = fp8_tn(forced[i].m, forced[i].n, forced[i].k);
+        gs_family_fp8.plan(&p, h100(), &pl);
+        memcpy(&fp, pl.data.bytes, sizeof fp);
+        CHECK_STR_EQ(pl.kernel, forced[i].kernel);
+        CHECK_EQ_INT(fp.grid, fp.tiles_m * fp.cluster);
+    }
     /* the wgmma ring: n >= 9 (its narrowest wgmma is the n16 bucket's),
      * the same buckets and splits, its own names */
     const int wg = GS_FP8_DECODE_WG;
@@ -439,6 +461,15 @@ static void decode_plans(void)
         {4096, 64, 14336, "fp8_decode_wg_n64_ck4"},
         {14336, 64, 4096, "fp8_decode_wg_n64_ck1"},
         {776, 40, 528, "fp8_decode_wg_n64_ck1"},
+        /* n <= 16, long weights: split again while a block per SM keeps
+         * 64 stages (70B down: 64 blocks two ways); not at 28 stages or
+         * 32, nor past one block per SM */
+        {8192, 16, 28672, "fp8_decode_wg_n16_ck2"},
+        {4096, 16, 14336, "fp8_decode_wg_n16_ck2"},
+        {8192, 16, 8192, "fp8_decode_wg_n16_ck1"},
+        {14336, 16, 4096, "fp8_decode_wg_n16_ck1"},
+        {28672, 16, 8192, "fp8_decode_wg_n16_ck1"},
+        {8192, 32, 28672, "fp8_decode_wg_n32_ck2"},
         /* test_fp8_tiles' bucket edges */
         {4096, 9, 4112, "fp8_decode_wg_n16_ck2"},
         {4096, 17, 2064, "fp8_decode_wg_n32_ck4"},
