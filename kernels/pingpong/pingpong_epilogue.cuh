@@ -8,6 +8,8 @@
 #include "pingpong_mainloop.cuh"
 #include "pingpong_timeline.cuh"
 
+#include <type_traits>
+
 namespace {
 
 /* Per-warp epilogue state, kept across tiles. */
@@ -26,7 +28,11 @@ enum EpiMode {
     EPI_COPY,  /* alpha == 1, beta == 0, no bias: convert and store */
     EPI_SCALE, /* beta == 0, no bias: alpha * acc */
     EPI_BETA,  /* beta != 0, no bias: alpha * acc + beta * C */
-    EPI_BIAS,  /* beta == 0 with a bias (nn.Linear through cublasLt): alpha * acc + bias */
+    /* beta == 0 with a bias of the output's type, 2-element aligned
+     * (nn.Linear through cublasLt): alpha * acc + bias, a lane's two bias
+     * elements one load (bias_pair). A bias of another type takes
+     * EPI_RAGGED's copy (it reads the type at run time). */
+    EPI_BIAS,
     EPI_BIAS_BETA, /* beta != 0 with a bias: alpha * acc + beta * C + bias */
     /* The ragged last m tile (m_ragged, see Params), or every tile of a C
      * that TMA cannot store (C_DIRECT): plain predicated stores, beta and
@@ -38,6 +44,31 @@ enum EpiMode {
      * the ~1000-cycle run-up the clock64 stamps measured.) */
     EPI_RAGGED,
 };
+
+/* The bias of rows gm and gm + 1 (gm even), of the output's type: one
+ * 4-byte (16-bit) or 8-byte (fp32) load, no type switch. Why: load_bias
+ * switches on the bias type per element, which the SASS had as a bounds
+ * branch and a jump table around each 2-byte load, its add waiting on it
+ * (the FP8 scales had the same shape, bench/NOTES.md). gm + 1 < m whenever
+ * gm < m: a tile the TMA stores has m * sizeof(TOut) a multiple of 16, so m
+ * is even (m_ragged, pingpong_launch.cuh). */
+template <typename TOut>
+__device__ __forceinline__ float2 bias_pair(const Params &p, int gm)
+{
+    if (gm >= p.m)
+        return make_float2(0.0f, 0.0f);
+    if constexpr (sizeof(TOut) == 4)
+        return __ldg(reinterpret_cast<const float2 *>(p.bias) + gm / 2);
+    else
+        return unpack2(__ldg(reinterpret_cast<const unsigned *>(p.bias) + gm / 2),
+                       (TOut *)nullptr);
+}
+
+/* The bias kind of a bias of TOut's type */
+template <typename TOut> constexpr int bias_kind_of()
+{
+    return sizeof(TOut) == 4 ? BIAS_F32 : std::is_same<TOut, __half>::value ? BIAS_F16 : BIAS_BF16;
+}
 
 /* One M block (64 rows of C^T) of a finished tile: this warp's 16 rows,
  * sub-tile by sub-tile along m. acc is the M block's accumulator (ACC fp32
@@ -106,6 +137,10 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
 #pragma unroll
             for (int jl = 0; jl < CHUNK_COLS / 8; ++jl) {
                 const int j = ch * (CHUNK_COLS / 8) + jl;
+                /* a lane's two columns (m) are the same in both rows q */
+                float2 bp = make_float2(0.0f, 0.0f);
+                if constexpr (MODE == EPI_BIAS)
+                    bp = bias_pair<TOut>(p, gm0 + 8 * jl + 2 * (lane % 4));
 #pragma unroll
                 for (int q = 0; q < 2; ++q) {
                     float &v0 = acc[4 * j + 2 * q];
@@ -123,7 +158,10 @@ __device__ __forceinline__ void store_m_block(float (&acc)[Cfg::ACC], const Para
                         v0 = fmaf(beta, cv.x, v0);
                         v1 = fmaf(beta, cv.y, v1);
                     }
-                    if (has_bias) {
+                    if constexpr (MODE == EPI_BIAS) {
+                        v0 += bp.x;
+                        v1 += bp.y;
+                    } else if (has_bias) {
                         /* Columns past m (ragged last tile) are never stored. */
                         const int gm = gm0 + 8 * jl + 2 * (lane % 4);
                         v0 += gm < p.m ? load_bias(p, gm) : 0.0f;
@@ -263,7 +301,13 @@ __device__ __forceinline__ void store_tile_any(float (&acc)[Cfg::HALVES_PER_CONS
                                                     st, alpha, beta, mask);
         return;
     }
-    if (p.m_ragged && (tc.m0 + Cfg::BLOCK_M > p.m || (p.c_flags & C_DIRECT)))
+    /* EPI_BIAS takes a bias of the output's type whose pairs are aligned;
+     * another (rare) goes to the one copy that reads the type at run time,
+     * called from this one site (a second call site inlined a second copy) */
+    const bool pair_bias = p.bias_kind == bias_kind_of<TOut>() &&
+                           (reinterpret_cast<uintptr_t>(p.bias) & (2 * sizeof(TOut) - 1)) == 0;
+    if ((p.m_ragged && (tc.m0 + Cfg::BLOCK_M > p.m || (p.c_flags & C_DIRECT))) ||
+        (p.bias_kind != BIAS_NONE && beta == 0.0f && !pair_bias))
         store_tile<Cfg, TOut, EPI_RAGGED, MASKED>(acc, p, tc, c, warp, tmap_c, bufs, c_full, st,
                                                   alpha, beta, mask);
     else if (p.bias_kind != BIAS_NONE && beta != 0.0f)

@@ -31,81 +31,92 @@ typedef struct tcase {
     int split;       /* 1: must run split-K on every configuration */
     int sk;          /* 1: must run stream-K on the cooperative configuration */
     int odd_ldc;     /* 1: an odd ldc (and batch stride): C stored without TMA */
+    /* the bias this many elements into its allocation: 1 puts a 16-bit
+     * bias 2 bytes off a 4-byte boundary, where the epilogue's pair loads
+     * (a bias of the output's type, EPI_BIAS) give way to its per-element
+     * reading */
+    int bias_skew;
 } tcase_t;
 
 static const tcase_t cases[] = {
     /* unsplit, ragged m (direct stores), bias f32 */
-    {300, 200, 512, 1, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_F32, 1.f, 0.f, 0, 0, 0, 0},
+    {300, 200, 512, 1, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_F32, 1.f, 0.f, 0, 0, 0, 0, 0},
     /* unsplit, batched, beta != 0, bias bf16 */
-    {513, 129, 777, 3, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 2.f, 0, 0, 0, 0},
+    {513, 129, 777, 3, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 2.f, 0, 0, 0, 0, 0},
     /* unsplit, fp32 out, many tiles */
-    {2048, 512, 256, 1, 1, 0, CUDA_R_16F, CUDA_R_32F, GS_DT_F16, 2.f, 0.f, 0, 0, 0, 0},
+    {2048, 512, 256, 1, 1, 0, CUDA_R_16F, CUDA_R_32F, GS_DT_F16, 2.f, 0.f, 0, 0, 0, 0, 0},
     /* split: one tile */
-    {77, 45, 20000, 1, 0, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_F16, 1.f, 0.f, 0, 1, 0, 0},
+    {77, 45, 20000, 1, 0, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_F16, 1.f, 0.f, 0, 1, 0, 0, 0},
     /* split: 24 tiles (128x128), beta != 0, fp32 out */
-    {1000, 300, 3000, 1, 1, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_F32, -0.5f, -1.5f, 0, 1, 0, 0},
+    {1000, 300, 3000, 1, 1, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_F32, -0.5f, -1.5f, 0, 1, 0, 0, 0},
     /* split, batched, no bias, m not a multiple of 4 */
-    {130, 70, 9000, 2, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_OTHER, 1.f, 0.5f, 0, 1, 0, 0},
+    {130, 70, 9000, 2, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_OTHER, 1.f, 0.5f, 0, 1, 0, 0, 0},
     /* split, the deepk bench shape scaled down, bias bf16 */
-    {256, 256, 16384, 1, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_BF16, 1.f, 0.f, 1, 1, 0, 0},
+    {256, 256, 16384, 1, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_BF16, 1.f, 0.f, 1, 1, 0, 0, 0},
     /* split to the limit: 128 units of one tile */
-    {128, 128, 131072, 1, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 1.f, 0.f, 1, 1, 0, 0},
+    {128, 128, 131072, 1, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 1.f, 0.f, 1, 1, 0, 0, 0},
     /* split into whole sub-tiles per unit (132 SMs: 2 units per tile on
      * 128x128, 4 on coop: the register-sum path of split_epilogue), bias bf16 */
-    {1000, 1000, 4096, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 0, 1, 0, 0},
+    {1000, 1000, 4096, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 0, 1, 0, 0, 0},
     /* the same path with fp32 output (4 / 8 units), beta != 0 (C through the
      * staging buffers) */
-    {900, 500, 5000, 1, 0, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_F32, -0.5f, 1.5f, 0, 1, 0, 0},
+    {900, 500, 5000, 1, 0, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_F32, -0.5f, 1.5f, 0, 1, 0, 0, 0},
     /* ... and a ragged m (2-byte output, m * 2 not a multiple of 16: direct
      * stores; 4 units on 128x128, 7 on coop: the ring path there) */
-    {1001, 500, 4000, 1, 0, 0, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 2.f, 0.f, 0, 1, 0, 0},
+    {1001, 500, 4000, 1, 0, 0, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 2.f, 0.f, 0, 1, 0, 0, 0},
     /* regression: ragged m with fp32 output after many full
      * tiles; a staging buffer was rewritten while a TMA store still read it
      * (the hsweep case that differed between two identical calls) */
-    {5582, 3209, 3, 3, 0, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_OTHER, -0.25f, 0.f, 1, 0, 0, 0},
+    {5582, 3209, 3, 3, 0, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_OTHER, -0.25f, 0.f, 1, 0, 0, 0, 0},
     /* the same with beta != 0 (C loaded through the staging buffers) and a bias */
-    {5582, 1000, 64, 2, 0, 1, CUDA_R_16BF, CUDA_R_32F, GS_DT_F32, 1.f, 0.5f, 1, 0, 0, 0},
+    {5582, 1000, 64, 2, 0, 1, CUDA_R_16BF, CUDA_R_32F, GS_DT_F32, 1.f, 0.5f, 1, 0, 0, 0, 0},
     /* short K, 16-bit output: on 128x128 the short-K variant's
      * batched epilogue (a tile's four sub-tiles staged, one fence, four
      * stores); beta != 0 loads C into all four buffers first; n ragged
      * (TMA clips the last n tile) */
-    {4000, 700, 200, 2, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.5f, 0, 0, 0, 0},
+    {4000, 700, 200, 2, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.5f, 0, 0, 0, 0, 0},
     /* ... with a ragged m (m * 2 not a multiple of 16): batched full tiles
      * and the last m tile's direct stores alternate in one CTA, so each
      * batch must wait for the stores before it */
-    {3001, 260, 130, 1, 1, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 2.f, 0.f, 0, 0, 0, 0},
+    {3001, 260, 130, 1, 1, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 2.f, 0.f, 0, 0, 0, 0, 0},
     /* stream-K on the cooperative tile (132 SMs; plan_sk): 140 tiles, a
      * ragged second wave of 8, so every tile's k-blocks are dealt out (no
      * whole tiles first); beta == 0, no bias: heads store through the
      * deferred epilogue; a ragged last k-block */
-    {2560, 1792, 2000, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 1.f, 0.f, 0, 0, 1, 0},
+    {2560, 1792, 2000, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 1.f, 0.f, 0, 0, 1, 0, 0},
     /* an odd ldc, which TMA cannot store: every tile stored directly (an
      * odd vocabulary's logits with the decoder's bias, as BERT's MLM head);
      * beta == 0 only (such a C is never read), no split: 3001 x 1024
      * leaves neither tile's grid half idle (3001 x 512 would split K on
      * the cooperative tile, which refuses such a C then) */
-    {3001, 1024, 1024, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 0, 0, 0, 1},
+    {3001, 1024, 1024, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 0, 0, 0, 1, 0},
     /* ... batched, fp32 output, alpha != 1, an fp32 bias */
-    {1000, 300, 512, 2, 1, 0, CUDA_R_16F, CUDA_R_32F, GS_DT_F32, 2.f, 0.f, 0, 0, 0, 1},
+    {1000, 300, 512, 2, 1, 0, CUDA_R_16F, CUDA_R_32F, GS_DT_F32, 2.f, 0.f, 0, 0, 0, 1, 0},
     /* ... 296 tiles over 2 batches: one wave whole, then the last whole
      * wave and the 32 ragged tiles dealt out; beta != 0 and a bias (the
      * plain epilogue after the head's fix-up) */
-    {1024, 4736, 2000, 2, 0, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_F16, 0.5f, 1.5f, 0, 0, 1, 0},
+    {1024, 4736, 2000, 2, 0, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_F16, 0.5f, 1.5f, 0, 0, 1, 0, 0},
     /* ... with a ragged m (m * 2 not a multiple of 16: direct stores) */
-    {3001, 1500, 2048, 1, 1, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 2.f, 0.f, 0, 0, 1, 0},
+    {3001, 1500, 2048, 1, 1, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 2.f, 0.f, 0, 0, 1, 0, 0},
     /* the 20 ragged tiles alone dealt out (152 tiles): ranges of ~10 of a
      * tile's 64 k-blocks, so a head adds up to 7 other CTAs' partials */
-    {4864, 1024, 4096, 1, 0, 0, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 1.f, 0.f, 1, 0, 1, 0},
+    {4864, 1024, 4096, 1, 0, 0, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 1.f, 0.f, 1, 0, 1, 0, 0},
     /* ... 190 tiles, 58 ragged, ranges of ~14 of 32 k-blocks, with a bias */
-    {2560, 2432, 2048, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 1, 0, 1, 0},
+    {2560, 2432, 2048, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 1, 0, 1, 0, 0},
     /* plain epilogue (what the 192x128 tile takes): a last m
      * tile of 8 rows clipped by TMA, n and k ragged, batched, NN */
-    {968, 700, 777, 2, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 1.f, 0.f, 0, 0, 0, 0},
+    {968, 700, 777, 2, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 1.f, 0.f, 0, 0, 0, 0, 0},
     /* ... alpha != 1 (EPI_SCALE), fp32 output, TT, many tiles per CTA */
-    {3000, 1000, 320, 1, 1, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_OTHER, -0.75f, 0.f, 0, 0, 0, 0},
+    {3000, 1000, 320, 1, 1, 1, CUDA_R_16F, CUDA_R_32F, GS_DT_OTHER, -0.75f, 0.f, 0, 0, 0, 0, 0},
     /* ... fp16, NT and TN, short and long K */
-    {1536, 2048, 64, 1, 0, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 1.f, 0.f, 0, 0, 0, 0},
-    {2112, 1152, 2048, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 0.5f, 0.f, 1, 0, 0, 0},
+    {1536, 2048, 64, 1, 0, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_OTHER, 1.f, 0.f, 0, 0, 0, 0, 0},
+    {2112, 1152, 2048, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 0.5f, 0.f, 1, 0, 0, 0, 0},
+    /* a bias of the output's type with the last m tile clipped by TMA
+     * (968 rows: the pair loads past m must read nothing), and the same
+     * bias one element (2 bytes) off its alignment (the per-element reading) */
+    {968, 700, 777, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 0, 0, 0, 0, 0},
+    {968, 700, 777, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 0, 0, 0, 0, 1},
+    {1000, 520, 512, 1, 1, 0, CUDA_R_16F, CUDA_R_16F, GS_DT_F16, 2.f, 0.f, 0, 0, 0, 0, 1},
 };
 
 static double bias_at(const void *h, gs_dtype_t t, int i)
@@ -196,7 +207,7 @@ int main(void)
             hbias32[i] = v;
             hbias16[i] = tc->bias == GS_DT_BF16 ? gu_f32_to_bf16(v) : gu_f32_to_f16(v);
         }
-        void *A, *B, *C, *bias = NULL;
+        void *A, *B, *C, *bias = NULL, *bias_base = NULL;
         CUDA_OK(cudaMalloc(&A, na * ies));
         CUDA_OK(cudaMalloc(&B, nb * ies));
         CUDA_OK(cudaMalloc(&C, nc * oes));
@@ -204,7 +215,8 @@ int main(void)
         CUDA_OK(cudaMemcpy(B, hB, nb * ies, cudaMemcpyHostToDevice));
         if (tc->bias != GS_DT_OTHER) {
             size_t bs = tc->bias == GS_DT_F32 ? 4 : 2;
-            CUDA_OK(cudaMalloc(&bias, m * bs));
+            CUDA_OK(cudaMalloc(&bias_base, (m + 8) * bs));
+            bias = (char *)bias_base + tc->bias_skew * bs;
             CUDA_OK(cudaMemcpy(bias, hbias, m * bs, cudaMemcpyHostToDevice));
         }
 
@@ -408,7 +420,7 @@ int main(void)
         cudaFree(B);
         cudaFree(C);
         if (bias)
-            cudaFree(bias);
+            cudaFree(bias_base);
         free(hA); free(hB); free(hC); free(out[0]); free(out[1]); free(after);
         free(dA); free(dB); free(ref); free(refs); free(hbias32); free(hbias16);
     }
