@@ -66,21 +66,23 @@ static const struct decode_shape {
     {GS_FP8_DECODE_ROWS_N64, 1, GS_FP8_DECODE_SMEM_N64, 2, 4},
 };
 
+/* A block's stages past which the wgmma ring splits until every SM has a
+ * block (decode_cluster) */
+enum { DECODE_LONG_STAGES = 64 };
+
+/* GEMMSHIM_DEV_FP8_CK: the decode split forced (1, 2, 4, 8), halved while
+ * a block would get fewer than its minimum of stages or a cluster would
+ * not fit the GPU; 0: decode_cluster's rule. */
+static int forced_ck;
+
 /* Blocks splitting k: doubled while the row blocks times the split, before
  * the doubling, fill at most 1/fill of the GPU's block slots (after it, up
  * to 2/fill) and each block keeps its minimum of
  * stages (gs_split.h, as the skinny family's choose_cluster, with the fill
  * measured per ring and bucket). On 132 SMs, the mma.sync ring at n <= 16: m = 4096
  * splits 4 ways, 6144 two, 14336 not; at n = 17..32: 2048 eight ways,
- * 28672 not. */
-/* A block's stages past which the wgmma ring splits until every SM has a
- * block (decode_cluster) */
-enum { DECODE_LONG_STAGES = 64 };
-
-/* GEMMSHIM_DEV_FP8_CK: the decode split forced (1, 2, 4, 8), halved while
- * a block would get fewer than its minimum of stages; 0: the rule above. */
-static int forced_ck;
-
+ * 28672 not. The wgmma ring (long_streams) then doubles again while the
+ * blocks fit one per SM with DECODE_LONG_STAGES each. */
 static int decode_cluster(int64_t m, int64_t k, const struct decode_shape *sh, int fill,
                           int long_streams, const gs_device_t *d)
 {
@@ -89,7 +91,7 @@ static int decode_cluster(int64_t m, int64_t k, const struct decode_shape *sh, i
     const int64_t stages = (k + GS_FP8_DECODE_STAGE_K - 1) / GS_FP8_DECODE_STAGE_K;
     if (forced_ck) {
         int ck = forced_ck;
-        while (ck > 1 && stages < (int64_t)ck * GS_FP8_DECODE_MIN_STAGES)
+        while (ck > 1 && (stages < (int64_t)ck * GS_FP8_DECODE_MIN_STAGES || ck > d->sm_count))
             ck /= 2;
         return ck;
     }

@@ -119,7 +119,8 @@ enum {
     GS_FP8_DECODE_SMEM_N64 = 205904,
     /* the k split: clusters of up to 8 blocks (portable), each with at
      * least 4 stages, doubled while the blocks fill at most a measured
-     * share of the GPU's block slots (fp8_family.c's decode_cluster) */
+     * share of the GPU's block slots, and on the wgmma ring again while
+     * long weights fit a block per SM (fp8_family.c's decode_cluster) */
     GS_FP8_DECODE_MAX_CLUSTER = 8,
     GS_FP8_DECODE_MIN_STAGES = 4,
 };

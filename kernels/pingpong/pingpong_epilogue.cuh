@@ -30,13 +30,15 @@ enum EpiMode {
     EPI_BETA,  /* beta != 0, no bias: alpha * acc + beta * C */
     /* beta == 0 with a bias of the output's type, 2-element aligned
      * (nn.Linear through cublasLt): alpha * acc + bias, a lane's two bias
-     * elements one load (bias_pair). A bias of another type takes
-     * EPI_RAGGED's copy (it reads the type at run time). */
+     * elements one load (bias_pair). A bias of another type, or one not
+     * 2-element aligned, takes EPI_RAGGED's copy for every tile of the
+     * call (it reads the type at run time, and stores without TMA). */
     EPI_BIAS,
     EPI_BIAS_BETA, /* beta != 0 with a bias: alpha * acc + beta * C + bias */
-    /* The ragged last m tile (m_ragged, see Params), or every tile of a C
-     * that TMA cannot store (C_DIRECT): plain predicated stores, beta and
-     * the bias tested at run time. A rare tile, so one copy serves
+    /* The ragged last m tile (m_ragged, see Params), every tile of a C
+     * that TMA cannot store (C_DIRECT), or of a call whose bias EPI_BIAS
+     * does not read: plain predicated stores, beta and the bias tested at
+     * run time. Rare tiles, so one copy serves
      * every mode; and the other copies carry no "is this tile ragged" test
      * at all. (A runtime `direct` flag tested per sub-tile made ptxas keep
      * ~60 copies of it as bits of two registers, rebuilt by a chain of ~130
@@ -50,8 +52,9 @@ enum EpiMode {
  * switches on the bias type per element, which the SASS had as a bounds
  * branch and a jump table around each 2-byte load, its add waiting on it
  * (the FP8 scales had the same shape, bench/NOTES.md). gm + 1 < m whenever
- * gm < m: a tile the TMA stores has m * sizeof(TOut) a multiple of 16, so m
- * is even (m_ragged, pingpong_launch.cuh). */
+ * gm < m: EPI_BIAS runs only on tiles wholly inside m (an interior tile,
+ * gm + 1 < m0 + BLOCK_M <= m) or on a last tile when m * sizeof(TOut) is
+ * a multiple of 16, m then even (m_ragged, pingpong_launch.cuh). */
 template <typename TOut>
 __device__ __forceinline__ float2 bias_pair(const Params &p, int gm)
 {

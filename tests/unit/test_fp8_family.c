@@ -424,6 +424,8 @@ static void decode_plans(void)
         {2, 4104, 1, 528, "fp8_decode_ring_n8_ck1"},  /* 5 stages: none */
         {0, 14336, 16, 4096, "fp8_decode_ring_n16_ck1"},
     };
+    gs_device_t four = *h100();
+    four.sm_count = 4;
     for (size_t i = 0; i < sizeof forced / sizeof forced[0]; ++i) {
         const int v[1] = {forced[i].ck};
         gs_family_fp8.set_knobs(v);
@@ -433,6 +435,14 @@ static void decode_plans(void)
         CHECK_STR_EQ(pl.kernel, forced[i].kernel);
         CHECK_EQ_INT(fp.grid, fp.tiles_m * fp.cluster);
     }
+    /* never a cluster larger than the GPU */
+    const int eight[1] = {8};
+    gs_family_fp8.set_knobs(eight);
+    p = fp8_tn(4096, 1, 14336);
+    gs_family_fp8.plan(&p, &four, &pl);
+    CHECK_STR_EQ(pl.kernel, "fp8_decode_ring_n8_ck4");
+    const int rule[1] = {0};
+    gs_family_fp8.set_knobs(rule);
     /* the wgmma ring: n >= 9 (its narrowest wgmma is the n16 bucket's),
      * the same buckets and splits, its own names */
     const int wg = GS_FP8_DECODE_WG;
