@@ -117,6 +117,12 @@ static const tcase_t cases[] = {
     {968, 700, 777, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 0, 0, 0, 0, 0},
     {968, 700, 777, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 0, 0, 0, 0, 1},
     {1000, 520, 512, 1, 1, 0, CUDA_R_16F, CUDA_R_16F, GS_DT_F16, 2.f, 0.f, 0, 0, 0, 0, 1},
+    /* fp32 output with an fp32 bias through EPI_BIAS (bias_pair's 8-byte
+     * load, every tile stored by TMA), the same bias 4 bytes off 8 (the
+     * per-element reading), and a batched bias of the output's type */
+    {1024, 640, 512, 1, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_F32, 1.f, 0.f, 0, 0, 0, 0, 0},
+    {1024, 640, 512, 1, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_F32, 1.f, 0.f, 0, 0, 0, 0, 1},
+    {1024, 384, 512, 3, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 0.5f, 0.f, 0, 0, 0, 0, 0},
 };
 
 static double bias_at(const void *h, gs_dtype_t t, int i)
