@@ -122,6 +122,16 @@ extern "C" int gs_pingpong_can_implement(const gs_class_t *p, const gs_device_t 
         if ((p->bias_type != GS_DT_F32 && p->bias_type != GS_DT_F16 && p->bias_type != GS_DT_BF16)
             || p->align_bias < bes)
             return 0;
+        /* With beta == 0 (or a device beta, which may be 0) only a bias of
+         * the output's type whose element pairs are aligned has the fast
+         * copy (EPI_BIAS's pair loads); any other would send every tile of
+         * the call to EPI_RAGGED's stores without TMA, which nothing has
+         * measured against cuBLAS: forwarded. */
+        const size_t oes = gs_dtype_size((gs_dtype_t)p->c_type);
+        const int beta_may_be_zero =
+            p->beta_kind == GS_BETA_ZERO || p->beta_kind == GS_BETA_DEVICE;
+        if (beta_may_be_zero && (p->bias_type != p->c_type || p->align_bias < 2 * oes))
+            return 0;
     }
     if (!d->present || d->cc_major != 9 || d->cc_minor != 0 || d->sm_count < 1)
         return 0;

@@ -39,12 +39,12 @@ typedef struct tcase {
 } tcase_t;
 
 static const tcase_t cases[] = {
-    /* unsplit, ragged m (direct stores), bias f32 */
-    {300, 200, 512, 1, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_F32, 1.f, 0.f, 0, 0, 0, 0, 0},
+    /* unsplit, ragged m (direct stores), bias bf16 */
+    {300, 200, 512, 1, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 0, 0, 0, 0, 0},
     /* unsplit, batched, beta != 0, bias bf16 */
     {513, 129, 777, 3, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 2.f, 0, 0, 0, 0, 0},
     /* unsplit, fp32 out, many tiles */
-    {2048, 512, 256, 1, 1, 0, CUDA_R_16F, CUDA_R_32F, GS_DT_F16, 2.f, 0.f, 0, 0, 0, 0, 0},
+    {2048, 512, 256, 1, 1, 0, CUDA_R_16F, CUDA_R_32F, GS_DT_F32, 2.f, 0.f, 0, 0, 0, 0, 0},
     /* split: one tile */
     {77, 45, 20000, 1, 0, 1, CUDA_R_16F, CUDA_R_16F, GS_DT_F16, 1.f, 0.f, 0, 1, 0, 0, 0},
     /* split: 24 tiles (128x128), beta != 0, fp32 out */
@@ -52,7 +52,7 @@ static const tcase_t cases[] = {
     /* split, batched, no bias, m not a multiple of 4 */
     {130, 70, 9000, 2, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_OTHER, 1.f, 0.5f, 0, 1, 0, 0, 0},
     /* split, the deepk bench shape scaled down, bias bf16 */
-    {256, 256, 16384, 1, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_BF16, 1.f, 0.f, 1, 1, 0, 0, 0},
+    {256, 256, 16384, 1, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_F32, 1.f, 0.f, 1, 1, 0, 0, 0},
     /* split to the limit: 128 units of one tile */
     {128, 128, 131072, 1, 0, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 1.f, 0.f, 1, 1, 0, 0, 0},
     /* split into whole sub-tiles per unit (132 SMs: 2 units per tile on
@@ -113,16 +113,23 @@ static const tcase_t cases[] = {
     {2112, 1152, 2048, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_OTHER, 0.5f, 0.f, 1, 0, 0, 0, 0},
     /* a bias of the output's type with the last m tile clipped by TMA
      * (968 rows: the pair loads past m must read nothing), and the same
-     * bias one element (2 bytes) off its alignment (the per-element reading) */
+     * bias one element (2 bytes) off its alignment: with beta == 0 every
+     * configuration must refuse that one (no pair loads: the whole call
+     * would be stored without TMA, unmeasured against cuBLAS) */
     {968, 700, 777, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 0, 0, 0, 0, 0},
     {968, 700, 777, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 1.f, 0.f, 0, 0, 0, 0, 1},
     {1000, 520, 512, 1, 1, 0, CUDA_R_16F, CUDA_R_16F, GS_DT_F16, 2.f, 0.f, 0, 0, 0, 0, 1},
     /* fp32 output with an fp32 bias through EPI_BIAS (bias_pair's 8-byte
-     * load, every tile stored by TMA), the same bias 4 bytes off 8 (the
-     * per-element reading), and a batched bias of the output's type */
+     * load, every tile stored by TMA), the same bias 4 bytes off 8 (must
+     * be refused, as above), and a batched bias of the output's type */
     {1024, 640, 512, 1, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_F32, 1.f, 0.f, 0, 0, 0, 0, 0},
     {1024, 640, 512, 1, 1, 0, CUDA_R_16BF, CUDA_R_32F, GS_DT_F32, 1.f, 0.f, 0, 0, 0, 0, 1},
     {1024, 384, 512, 3, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_BF16, 0.5f, 0.f, 0, 0, 0, 0, 0},
+    /* a bias of another type than the output: refused with beta == 0 (as
+     * the skewed ones), taken with beta != 0 (EPI_BIAS_BETA reads the type
+     * at run time and stores by TMA) */
+    {1024, 640, 512, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_F32, 1.f, 0.f, 0, 0, 0, 0, 0},
+    {1024, 640, 512, 1, 1, 0, CUDA_R_16BF, CUDA_R_16BF, GS_DT_F32, 1.f, 0.5f, 0, 0, 0, 0, 0},
 };
 
 static double bias_at(const void *h, gs_dtype_t t, int i)
@@ -272,6 +279,21 @@ int main(void)
                 if (gs_pingpong_can_implement(&p.cls, &d, pc)) {
                     printf("FAIL case %zu %s: can_implement took a bias / beta != 0 / ragged m\n",
                            ci, gs_pingpong_name(pc));
+                    ++failed;
+                } else {
+                    ++refused;
+                }
+                continue;
+            }
+            /* beta == 0 with a bias EPI_BIAS cannot read in aligned pairs of
+             * the output's type: every configuration must refuse */
+            const gs_dtype_t out_t = tc->c == CUDA_R_32F   ? GS_DT_F32
+                                     : tc->c == CUDA_R_16F ? GS_DT_F16
+                                                           : GS_DT_BF16;
+            if (tc->bias != GS_DT_OTHER && tc->beta == 0.f && (tc->bias != out_t || tc->bias_skew)) {
+                if (gs_pingpong_can_implement(&p.cls, &d, pc)) {
+                    printf("FAIL case %zu %s: can_implement took beta == 0 with a bias of "
+                           "another type or off its pair alignment\n", ci, gs_pingpong_name(pc));
                     ++failed;
                 } else {
                     ++refused;
@@ -431,7 +453,8 @@ int main(void)
         free(dA); free(dB); free(ref); free(refs); free(hbias32); free(hbias16);
     }
     printf("%d passed, %d failed (%d refused, as they must be: the 192x128 tile beyond its "
-           "plain epilogue, a direct C where K would split)\n",
+           "plain epilogue, a direct C where K would split, beta == 0 with a bias of another "
+           "type or unaligned)\n",
            passed, failed, refused);
     cudaStreamDestroy(stream);
     return failed ? 1 : 0;
