@@ -503,25 +503,17 @@ fp8_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant__ CUt
              * the next tile's stages meanwhile) ---- */
             const TileCoord tc = unit_tile<Cfg, CLUSTER>(p, t, rank);
             apply_scales<Cfg>(acc, fp, tc, c, warp, lane);
-            if constexpr (DEFER) {
-                /* tiles shorter than the deferred sub-tiles left some */
-                while (pend > 0)
-                    deferred_step<Cfg, OutT>(pk, pend, dt, p, &tmap_c, ss.c_sub[cw], epi);
-                if ((p.c_flags & C_DEFER) && p.bias_kind == BIAS_NONE &&
-                    !(p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m)) {
-                    defer_tile<Cfg, OutT>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
-                                          &ss.c_full[cw], epi, p.alpha, 0.0f, pk, dt, pend);
+            if constexpr (DEFER)
+                if (defer_tile_if<Cfg, OutT>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
+                                             &ss.c_full[cw], epi, p.alpha, 0.0f, pk, dt, pend))
                     continue;
-                }
-            }
             /* alpha, the bias and the store: the pingpong epilogue (beta is a
              * host zero: can_implement) */
             store_tile_any<Cfg, OutT, false>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
                                              &ss.c_full[cw], epi, p.alpha, 0.0f, ~0u);
         }
         if constexpr (DEFER) /* the CTA's last tile */
-            while (pend > 0)
-                deferred_step<Cfg, OutT>(pk, pend, dt, p, &tmap_c, ss.c_sub[cw], epi);
+            deferred_drain<Cfg, OutT>(pk, pend, dt, p, &tmap_c, ss.c_sub[cw], epi);
         /* Shared memory must outlive the reads of the last stores. */
         if (lane == 0)
             tma_store_wait_all<0>();

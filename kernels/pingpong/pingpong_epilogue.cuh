@@ -464,6 +464,41 @@ __device__ __forceinline__ void deferred_step(const uint32_t (&pk)[Defer<Cfg, TO
         --pend;
 }
 
+/* Every pending sub-tile: before a tile's own store (a tile shorter than
+ * the deferred sub-tiles left some) and after the CTA's last tile. */
+template <typename Cfg, typename TOut>
+__device__ __forceinline__ void deferred_drain(const uint32_t (&pk)[Defer<Cfg, TOut>::PK], int &pend,
+                                               const DeferredTile &dt, const Params &p,
+                                               const CUtensorMap *tmap_c,
+                                               uint8_t (*bufs)[SUB_BYTES], EpiState &st)
+{
+    while (pend > 0)
+        deferred_step<Cfg, TOut>(pk, pend, dt, p, tmap_c, bufs, st);
+}
+
+/* A deferring tile's end, the one rule for every kernel with C_DEFER
+ * (pingpong's cooperative tile, the FP8 wide tile): the earlier tile's
+ * sub-tiles drained, then this tile deferred where it may (C_DEFER, beta
+ * == 0, no bias, not the ragged m tile). True: defer_tile took the tile,
+ * the caller stores nothing; false: the caller stores it whole. */
+template <typename Cfg, typename TOut>
+__device__ __forceinline__ bool defer_tile_if(float (&acc)[Cfg::HALVES_PER_CONSUMER][Cfg::ACC],
+                                              const Params &p, const TileCoord &tc, int c, int warp,
+                                              const CUtensorMap *tmap_c, uint8_t (*bufs)[SUB_BYTES],
+                                              uint64_t *c_full, EpiState &st, float alpha,
+                                              float beta, uint32_t (&pk)[Defer<Cfg, TOut>::PK],
+                                              DeferredTile &dt, int &pend)
+{
+    deferred_drain<Cfg, TOut>(pk, pend, dt, p, tmap_c, bufs, st);
+    if ((p.c_flags & C_DEFER) && beta == 0.0f && p.bias_kind == BIAS_NONE &&
+        !(p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m)) {
+        defer_tile<Cfg, TOut>(acc, p, tc, c, warp, tmap_c, bufs, c_full, st, alpha, beta, pk, dt,
+                              pend);
+        return true;
+    }
+    return false;
+}
+
 } // namespace
 
 #endif /* GS_PINGPONG_EPILOGUE_CUH */

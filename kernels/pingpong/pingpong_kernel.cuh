@@ -214,25 +214,17 @@ pingpong_sm90(const __grid_constant__ CUtensorMap tmap_p, const __grid_constant_
                     if (u.kb1 < p.k_blocks) /* a head: add the rest, then store as any tile */
                         sk_head_add<Cfg>(acc, p, u, c, wg_tid);
                 }
-                if constexpr (DEFER) {
-                    /* Tiles shorter than the deferred sub-tiles left some. */
-                    while (pend > 0)
-                        deferred_step<Cfg, TOut>(pk, pend, dt, p, &tmap_c, ss.c_sub[cw], epi);
-                    if ((p.c_flags & C_DEFER) && beta == 0.0f && p.bias_kind == BIAS_NONE
-                        && !(p.m_ragged && tc.m0 + Cfg::BLOCK_M > p.m)) {
-                        defer_tile<Cfg, TOut>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
-                                              &ss.c_full[cw], epi, alpha, beta, pk, dt, pend);
+                if constexpr (DEFER)
+                    if (defer_tile_if<Cfg, TOut>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
+                                                 &ss.c_full[cw], epi, alpha, beta, pk, dt, pend))
                         continue;
-                    }
-                }
                 store_tile_any<Cfg, TOut, false>(acc, p, tc, c, warp, &tmap_c, ss.c_sub[cw],
                                                  &ss.c_full[cw], epi, alpha, beta, ~0u);
             }
             GS_TL_TILE(4);
         }
         if constexpr (DEFER) /* the CTA's last tile */
-            while (pend > 0)
-                deferred_step<Cfg, TOut>(pk, pend, dt, p, &tmap_c, ss.c_sub[cw], epi);
+            deferred_drain<Cfg, TOut>(pk, pend, dt, p, &tmap_c, ss.c_sub[cw], epi);
         /* Shared memory must outlive the reads of the last stores. */
         if (lane == 0)
             tma_store_wait_all<0>();
