@@ -30,15 +30,16 @@ enum EpiMode {
     EPI_BETA,  /* beta != 0, no bias: alpha * acc + beta * C */
     /* beta == 0 with a bias of the output's type, 2-element aligned
      * (nn.Linear through cublasLt): alpha * acc + bias, a lane's two bias
-     * elements one load (bias_pair). A bias of another type, or one not
-     * 2-element aligned, takes EPI_RAGGED's copy for every tile of the
-     * call (it reads the type at run time, and stores without TMA). */
+     * elements one load (bias_pair). can_implement refuses any other bias
+     * with a beta that may be 0 (unless C is stored directly anyway);
+     * called directly, such a call takes EPI_RAGGED's copy for every tile
+     * (it reads the type at run time, and stores without TMA). */
     EPI_BIAS,
     EPI_BIAS_BETA, /* beta != 0 with a bias: alpha * acc + beta * C + bias */
     /* The ragged last m tile (m_ragged, see Params), every tile of a C
-     * that TMA cannot store (C_DIRECT), or of a call whose bias EPI_BIAS
-     * does not read: plain predicated stores, beta and the bias tested at
-     * run time. Rare tiles, so one copy serves
+     * that TMA cannot store (C_DIRECT), or of a direct call whose bias
+     * EPI_BIAS does not read (can_implement refuses those): plain
+     * predicated stores, beta and the bias tested at run time. Rare tiles, so one copy serves
      * every mode; and the other copies carry no "is this tile ragged" test
      * at all. (A runtime `direct` flag tested per sub-tile made ptxas keep
      * ~60 copies of it as bits of two registers, rebuilt by a chain of ~130
@@ -305,8 +306,10 @@ __device__ __forceinline__ void store_tile_any(float (&acc)[Cfg::HALVES_PER_CONS
         return;
     }
     /* EPI_BIAS takes a bias of the output's type whose pairs are aligned;
-     * another (rare) goes to the one copy that reads the type at run time,
-     * called from this one site (a second call site inlined a second copy) */
+     * another (refused by can_implement at beta == 0 unless C is direct;
+     * kept for direct callers) goes to the one copy that reads the type at
+     * run time, called from this one site (a second call site inlined a
+     * second copy) */
     const bool pair_bias = p.bias_kind == bias_kind_of<TOut>() &&
                            (reinterpret_cast<uintptr_t>(p.bias) & (2 * sizeof(TOut) - 1)) == 0;
     if ((p.m_ragged && (tc.m0 + Cfg::BLOCK_M > p.m || (p.c_flags & C_DIRECT))) ||

@@ -126,11 +126,14 @@ extern "C" int gs_pingpong_can_implement(const gs_class_t *p, const gs_device_t 
          * the output's type whose element pairs are aligned has the fast
          * copy (EPI_BIAS's pair loads); any other would send every tile of
          * the call to EPI_RAGGED's stores without TMA, which nothing has
-         * measured against cuBLAS: forwarded. */
+         * measured against cuBLAS: forwarded. A C stored directly
+         * (c_direct) takes EPI_RAGGED on every tile whatever the bias, so
+         * nothing is lost there. */
         const size_t oes = gs_dtype_size((gs_dtype_t)p->c_type);
         const int beta_may_be_zero =
             p->beta_kind == GS_BETA_ZERO || p->beta_kind == GS_BETA_DEVICE;
-        if (beta_may_be_zero && (p->bias_type != p->c_type || p->align_bias < 2 * oes))
+        if (beta_may_be_zero && (p->bias_type != p->c_type || p->align_bias < 2 * oes) &&
+            !c_direct(p))
             return 0;
     }
     if (!d->present || d->cc_major != 9 || d->cc_minor != 0 || d->sm_count < 1)

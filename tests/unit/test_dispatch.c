@@ -814,6 +814,58 @@ static void pingpong_192_plain_only(void)
  * positive control it takes; and a class carrying a cuBLASLt scaling
  * contract is offered to no family (dispatch and the tuner's candidate
  * test), whatever its types. */
+/* The pingpong tiles' bias rule: with a beta that may be 0 (a host zero, or
+ * on the device) only a bias of C's type aligned to two elements, which
+ * EPI_BIAS reads in pairs; with beta != 0, or a C stored directly (odd ldc,
+ * every tile EPI_RAGGED anyway), any bias cuBLASLt takes. Each refusal
+ * against a positive control that differs in that one input. */
+static void pingpong_bias_rule(void)
+{
+    gs_device_t h = device(9, 0, 132);
+    const float one = 1.0f;
+    gs_problem_t p = bf16_problem();
+    p.m = 8448;
+    p.n = 9216;
+    p.k = p.lda = p.ldb = 512;
+    p.ldc = 8448;
+    p.entry = GS_EP_LT_MATMUL;
+    p.bias = (const void *)(uintptr_t)0x7f0000400000ull;
+    p.bias_type = GS_DT_BF16;
+    int direct_taken = 0;
+    for (int cfg = 0; cfg < GS_PINGPONG_CONFIG_COUNT; ++cfg) {
+        const gs_pingpong_config_t c = (gs_pingpong_config_t)cfg;
+        if (c == GS_PINGPONG_192x128x64)
+            continue; /* no bias at all (pingpong_192_plain_only) */
+        CHECK(gs_pingpong_can_implement(class_of(&p), &h, c)); /* positive control */
+        gs_problem_t q = p;
+        q.bias_type = GS_DT_F32; /* another type than C's, beta == 0 */
+        CHECK(!gs_pingpong_can_implement(class_of(&q), &h, c));
+        q.beta = &one; /* ... with beta != 0: EPI_BIAS_BETA reads any type */
+        CHECK(gs_pingpong_can_implement(class_of(&q), &h, c));
+        q = p;
+        q.bias = (const char *)p.bias + 2; /* one element off its pair */
+        CHECK(!gs_pingpong_can_implement(class_of(&q), &h, c));
+        q.bias = (const char *)p.bias + 4; /* whole pairs */
+        CHECK(gs_pingpong_can_implement(class_of(&q), &h, c));
+        q = p;
+        q.bias_type = GS_DT_F32;
+        q.scalars_on_device = 1; /* beta unknown on the host: may be 0 */
+        CHECK(!gs_pingpong_can_implement(class_of(&q), &h, c));
+        q = p;
+        q.bias_type = GS_DT_F32;
+        q.m = 3001; /* an odd ldc: C stored directly, whatever the bias */
+        q.n = 1024;
+        q.k = q.lda = q.ldb = 1024;
+        q.ldc = 3001;
+        gs_problem_t r = q;
+        r.bias_type = GS_DT_BF16;
+        CHECK_EQ_INT(gs_pingpong_can_implement(class_of(&q), &h, c),
+                     gs_pingpong_can_implement(class_of(&r), &h, c));
+        direct_taken += gs_pingpong_can_implement(class_of(&q), &h, c);
+    }
+    CHECK(direct_taken > 0); /* the direct C with an fp32 bias is served */
+}
+
 static void fp8_refused(void)
 {
     gs_device_t h100 = device(9, 0, 132);
@@ -877,6 +929,7 @@ int main(void)
 {
     forward_cases();
     pingpong_192_plain_only();
+    pingpong_bias_rule();
     policies_and_kernel_mask();
     bf16();
     table_routes_odd_vocabulary();
