@@ -153,6 +153,17 @@ constexpr int SKINNY_WG_CTA_PCT = 75;
 constexpr int SKINNY_WG_CTA_PCT_N32 = 100;
 constexpr int SKINNY_WG_MIN_CTA_PCT = 45;
 
+/* Long weights at n <= 16: where the share (SKINNY_WG_CTA_PCT) leaves the
+ * wgmma ring unsplit and its blocks on at most half the SMs, it splits two
+ * ways if each block keeps at least this many stages (choose_cluster_wg).
+ * H200, replayed from graphs, two runs each: m = 8192 (64 blocks), k =
+ * 28672: 0.963 / 1.014 -> 1.009 / 1.048x of cuBLAS; k = 8192 moved within
+ * the noise either way (0.904 -> 0.929, 0.937 -> 0.923), so not there.
+ * The FP8 decode ring has the like rule (DECODE_LONG_STAGES). Not at n =
+ * 64 (8192 x 64 x 28672: four ways 0.83x against two ways' 1.00x), nor
+ * beyond two ways (4096 x 16 x 4096: four ways 0.95x against 1.02x). */
+constexpr int SKINNY_WG_LONG_STAGES = 128;
+
 /* A block of a cluster split gets at least this many stages. */
 constexpr int SKINNY_RING_MIN_STAGES_PER_CTA = 4;
 

@@ -108,7 +108,9 @@ int choose_cluster(const gs_problem_t *p, const gs_device_t *d, const cfg_shape 
  * fewer, longer blocks than the register kernel's fill-the-waves rule.
  * The largest power of two (at most SKINNY_RING_MAX_CLUSTER, each block
  * SKINNY_RING_MIN_STAGES_PER_CTA stages or more) that keeps the blocks
- * within the configuration's share of the SMs (SKINNY_WG_CTA_PCT*); 0 (not
+ * within the configuration's share of the SMs (SKINNY_WG_CTA_PCT*), at
+ * n <= 16 two where that leaves long weights unsplit on at most half the
+ * SMs (SKINNY_WG_LONG_STAGES); 0 (not
  * this kernel) when the blocks then occupy fewer than SKINNY_WG_MIN_CTA_PCT
  * percent of the SMs. */
 int choose_cluster_wg(const gs_problem_t *p, const gs_device_t *d, n_bucket nb, const cfg_shape &cs)
@@ -116,9 +118,12 @@ int choose_cluster_wg(const gs_problem_t *p, const gs_device_t *d, n_bucket nb, 
     const int64_t row_blocks = (p->m + cs.block_m - 1) / cs.block_m * p->batch;
     const int64_t sms = d->sm_count > 0 ? d->sm_count : 1;
     const int pct = nb == BUCKET_N32 ? SKINNY_WG_CTA_PCT_N32 : SKINNY_WG_CTA_PCT;
-    const int cluster =
+    int cluster =
         gs_split_doubling(row_blocks, 2 * 100, pct * sms, p->k,
                           (int64_t)cs.k_span * SKINNY_RING_MIN_STAGES_PER_CTA, SKINNY_RING_MAX_CLUSTER);
+    if (nb == BUCKET_N16 && cluster == 1 && row_blocks * 2 <= sms &&
+        p->k >= (int64_t)cs.k_span * 2 * SKINNY_WG_LONG_STAGES)
+        cluster = 2;
     if (row_blocks * cluster * 100 < SKINNY_WG_MIN_CTA_PCT * sms)
         return 0;
     return cluster;

@@ -354,6 +354,31 @@ static void test_packed_operand(const gs_device_t *d)
     CHECK(!gs_pingpong_can_implement(class_of(&q), d, c128));
 }
 
+/* The wgmma ring's split on long weights at n <= 16 (SKINNY_WG_LONG_STAGES):
+ * m = 8192 on 132 SMs (64 blocks) splits two ways from k = 16384 on, not
+ * below; m = 10240 (80 blocks, two ways would not fit one per SM), n = 64
+ * and m = 4096 keep the rule's split. Checked by the plan's name, which
+ * says the split (ckN). */
+static void test_decode_long_split(const gs_device_t *d)
+{
+    static const struct {
+        int64_t m, n, k;
+        const char *split;
+    } cases[] = {
+        {8192, 16, 28672, "_ck2"}, {8192, 16, 16384, "_ck2"}, {8192, 16, 8192, "_ck1"},
+        {10240, 16, 28672, "_ck1"}, {8192, 64, 28672, "_ck2"}, {4096, 16, 4096, "_ck2"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        gs_problem_t p = problem(GS_DT_BF16, GS_DT_BF16, GS_OP_T, GS_OP_N, cases[i].m, cases[i].n,
+                                 cases[i].k, 1);
+        const char *name = gs_skinny_name(&p, d);
+        if (!CHECK(name != NULL && strstr(name, cases[i].split) != NULL))
+            printf("  %lldx%lldx%lld: %s, expected %s\n", (long long)cases[i].m,
+                   (long long)cases[i].n, (long long)cases[i].k, name ? name : "(none)",
+                   cases[i].split);
+    }
+}
+
 int main(void)
 {
     const gs_device_t devs[3] = {device(9, 0, 132), device(9, 0, 114), device(8, 0, 108)};
@@ -362,6 +387,7 @@ int main(void)
     test_direct_c(&devs[0]);
     test_packed_operand(&devs[0]);
     test_packed_operand(&devs[1]);
+    test_decode_long_split(&devs[0]);
     /* the developer knobs change plans on both paths alike: stream-K for
      * every ragged wave and a CTA cap; a forced workspace split */
     gs_pingpong_set_knobs(0, 1, 16, 3);
