@@ -100,25 +100,6 @@ def not_the_shipped_plan(r):
     return ("_streamk" in r["route"]) != coop_streamk_now(r)
 
 
-def shipped_decode_plans():
-    """{(m, n, k): route} of the bf16 decode ring on the Llama projections
-    as the shipped split rule plans them (the final build's own run)."""
-    with open(os.path.join(RES, "h200-decode-split", "llama-graph-1.csv"), newline="") as f:
-        return {(r["m"], r["n"], r["k"]): r["route"] for r in csv.DictReader(f)}
-
-
-SHIPPED_DECODE = shipped_decode_plans()
-
-
-def not_the_shipped_decode_plan(r):
-    """Rows of the bf16 decode split files whose plan is not the one the
-    shipped rule picks for the shape: the sweep's other forced splits, the
-    build before the long-weight split at 8192 x 16 x 28672, the wider
-    first rule at 8192 x 16 x 8192. Forced runs that picked the shipped
-    plan are readings of it and stay."""
-    return r["route"] != SHIPPED_DECODE.get((r["m"], r["n"], r["k"]))
-
-
 # (file, drop-row predicates of that file alone): in the order the header
 # names them.
 SOURCES = [
@@ -276,18 +257,6 @@ SOURCES = [
     ("h200-fp8-decode/final-default-suite.csv", []),
     ("h200-fp8-decode/final-default-llama-graph.csv", []),
     ("h200-fp8-decode/final-default-suite-graph.csv", []),
-    # the bf16 decode ring on Llama-3-8B and -70B projections at n = 16, 32
-    # and 64 (bench/shapes/decode-llama-bf16.txt), from graphs and in a
-    # stream, over four device sessions: the forced-split sweep, the split
-    # rule against the build before it, the final build, and its stream and
-    # graph runs; only the shipped plan's rows
-    ("h200-decode-split/sweep-forced.csv", [not_the_shipped_decode_plan]),
-    ("h200-decode-split/rule-graph.csv", [not_the_shipped_decode_plan]),
-    ("h200-decode-split/final-graph.csv", [not_the_shipped_decode_plan]),
-    ("h200-decode-split/llama-stream-1.csv", [not_the_shipped_decode_plan]),
-    ("h200-decode-split/llama-stream-2.csv", [not_the_shipped_decode_plan]),
-    ("h200-decode-split/llama-graph-1.csv", [not_the_shipped_decode_plan]),
-    ("h200-decode-split/llama-graph-2.csv", [not_the_shipped_decode_plan]),
 ]
 
 # (predicate, first file it does not apply to): a kernel change, whose

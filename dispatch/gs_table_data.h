@@ -52,9 +52,7 @@
  * graph-fp8_decode_ring-llama.csv, graph-fp8_decode_wg-llama.csv,
  * graph-fp8_decode_ring-suite.csv, graph-default-llama.csv,
  * final-default-llama.csv, final-default-suite.csv,
- * final-default-llama-graph.csv, final-default-suite-graph.csv,
- * sweep-forced.csv, rule-graph.csv, final-graph.csv, llama-stream-1.csv,
- * llama-stream-2.csv, llama-graph-1.csv, llama-graph-2.csv. Which rows of
+ * final-default-llama-graph.csv, final-default-suite-graph.csv. Which rows of
  * those files were dropped, and why: bench/regen_table.py. */
 "gemmshim-table 1\n"
 "sgemm_simt - 90 f32 NN 512 512 32768 0.879 H200\n"
@@ -182,18 +180,18 @@
 "skinny - 90 bf16 TN 4096 64 4096 0.737 H200\n"
 "skinny - 90 bf16 TN 6144 1 4096 1.007 H200\n"
 "skinny - 90 bf16 TN 6144 8 4096 0.955 H200\n"
-"skinny - 90 bf16 TN 6144 16 4096 0.919 H200\n"
-"skinny - 90 bf16 TN 6144 32 4096 0.914 H200\n"
+"skinny - 90 bf16 TN 6144 16 4096 0.930 H200\n"
+"skinny - 90 bf16 TN 6144 32 4096 0.917 H200\n"
 "skinny - 90 bf16 TN 6144 64 4096 0.754 H200\n"
 "skinny - 90 bf16 TN 28672 1 4096 0.927 H200\n"
 "skinny - 90 bf16 TN 28672 8 4096 0.950 H200\n"
-"skinny - 90 bf16 TN 28672 16 4096 0.930 H200\n"
-"skinny - 90 bf16 TN 28672 32 4096 0.934 H200\n"
+"skinny - 90 bf16 TN 28672 16 4096 0.956 H200\n"
+"skinny - 90 bf16 TN 28672 32 4096 0.957 H200\n"
 "skinny - 90 bf16 TN 28672 64 4096 0.928 H200\n"
 "skinny - 90 bf16 TN 4096 1 14336 0.984 H200\n"
 "skinny - 90 bf16 TN 4096 8 14336 1.006 H200\n"
 "skinny - 90 bf16 TN 4096 16 14336 0.970 H200\n"
-"skinny - 90 bf16 TN 4096 32 14336 1.000 H200\n"
+"skinny - 90 bf16 TN 4096 32 14336 1.005 H200\n"
 "skinny - 90 bf16 TN 4096 64 14336 0.991 H200\n"
 "pingpong pingpong_128x128x64 90 bf16 TN 8448 9216 64 1.106 H100\n"
 "pingpong pingpong_128x128x64 90 bf16 TN 8448 9216 128 1.093 H100\n"
@@ -325,7 +323,7 @@
 "pingpong pingpong_128x128x64 90 bf16 TN 1024 256 4096 0.734 H200\n"
 "skinny - 90 bf16 TN 14336 1 4096 0.946 H200\n"
 "skinny - 90 bf16 TN 14336 8 4096 0.936 H200\n"
-"skinny - 90 bf16 TN 14336 16 4096 0.929 H200\n"
+"skinny - 90 bf16 TN 14336 16 4096 0.956 H200\n"
 "skinny - 90 bf16 TN 14336 32 4096 0.940 H200\n"
 "skinny - 90 bf16 TN 14336 64 4096 0.889 H200\n"
 "pingpong pingpong_128x128x64 90 bf16 TN 14336 128 4096 0.949 H200\n"
@@ -470,7 +468,7 @@
 "pingpong pingpong_192x128x64 90 bf16 TN 14336 8 4096 0.633 H200\n"
 "pingpong pingpong_192x128x64 90 bf16 TN 14336 16 4096 0.664 H200\n"
 "pingpong pingpong_192x128x64 90 bf16 TN 14336 32 4096 0.730 H200\n"
-"pingpong pingpong_192x128x64 90 bf16 TN 14336 64 4096 0.845 H200\n"
+"pingpong pingpong_192x128x64 90 bf16 TN 14336 64 4096 0.898 H200\n"
 "pingpong pingpong_192x128x64 90 bf16 TN 14336 128 4096 0.939 H200\n"
 "pingpong pingpong_192x128x64 90 bf16 TN 14336 256 4096 0.664 H200\n"
 "pingpong pingpong_128x128x64 90 bf16 TN 50257 8192 1024 4.100 H100\n"
@@ -644,15 +642,3 @@
 "fp8 fp8_decode_wg 90 e4m3/row TN 8192 32 28672 1.366 H200\n"
 "fp8 fp8_decode_wg 90 e4m3/tensor TN 8192 64 28672 1.008 H200\n"
 "fp8 fp8_decode_wg 90 e4m3/row TN 8192 64 28672 1.104 H200\n"
-"skinny - 90 bf16 TN 8192 16 8192 0.894 H200\n"
-"skinny - 90 bf16 TN 10240 16 8192 1.068 H200\n"
-"skinny - 90 bf16 TN 10240 32 8192 1.081 H200\n"
-"skinny - 90 bf16 TN 28672 16 8192 0.929 H200\n"
-"skinny - 90 bf16 TN 28672 32 8192 0.921 H200\n"
-"skinny - 90 bf16 TN 28672 64 8192 0.959 H200\n"
-"skinny - 90 bf16 TN 8192 32 8192 0.908 H200\n"
-"skinny - 90 bf16 TN 8192 64 8192 0.847 H200\n"
-"skinny - 90 bf16 TN 10240 64 8192 0.798 H200\n"
-"skinny - 90 bf16 TN 8192 16 28672 1.008 H200\n"
-"skinny - 90 bf16 TN 8192 32 28672 1.017 H200\n"
-"skinny - 90 bf16 TN 8192 64 28672 0.994 H200\n"
