@@ -128,11 +128,11 @@ extern "C" int gs_pingpong_can_implement(const gs_class_t *p, const gs_device_t 
          * the call to EPI_RAGGED's stores without TMA, which nothing has
          * measured against cuBLAS: forwarded. A C stored directly
          * (c_direct) takes EPI_RAGGED on every tile whatever the bias, so
-         * nothing is lost there. */
-        const size_t oes = gs_dtype_size((gs_dtype_t)p->c_type);
+         * nothing is lost there. (Of the output's type, the bias element is
+         * bes bytes.) */
         const int beta_may_be_zero =
             p->beta_kind == GS_BETA_ZERO || p->beta_kind == GS_BETA_DEVICE;
-        if (beta_may_be_zero && (p->bias_type != p->c_type || p->align_bias < 2 * oes) &&
+        if (beta_may_be_zero && (p->bias_type != p->c_type || p->align_bias < 2 * bes) &&
             !c_direct(p))
             return 0;
     }

@@ -301,11 +301,8 @@ int main(void)
             /* beta == 0 with a bias EPI_BIAS cannot read in aligned pairs of
              * the output's type, C stored by TMA: every configuration must
              * refuse */
-            const gs_dtype_t out_t = tc->c == CUDA_R_32F   ? GS_DT_F32
-                                     : tc->c == CUDA_R_16F ? GS_DT_F16
-                                                           : GS_DT_BF16;
-            if (tc->bias != GS_DT_OTHER && tc->beta == 0.f && (tc->bias != out_t || tc->bias_skew) &&
-                !tc->odd_ldc) {
+            if (tc->bias != GS_DT_OTHER && tc->beta == 0.f &&
+                (tc->bias != (gs_dtype_t)p.c_type || tc->bias_skew) && !tc->odd_ldc) {
                 if (gs_pingpong_can_implement(&p.cls, &d, pc)) {
                     printf("FAIL case %zu %s: can_implement took beta == 0 with a bias of "
                            "another type or off its pair alignment\n", ci, gs_pingpong_name(pc));
