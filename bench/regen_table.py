@@ -100,6 +100,25 @@ def not_the_shipped_plan(r):
     return ("_streamk" in r["route"]) != coop_streamk_now(r)
 
 
+def shipped_decode_plans():
+    """{(m, n, k): route} of the bf16 decode ring on the Llama projections
+    as the shipped split rule plans them (the final build's own run)."""
+    with open(os.path.join(RES, "h200-decode-split", "llama-graph-1.csv"), newline="") as f:
+        return {(r["m"], r["n"], r["k"]): r["route"] for r in csv.DictReader(f)}
+
+
+SHIPPED_DECODE = shipped_decode_plans()
+
+
+def not_the_shipped_decode_plan(r):
+    """Rows of the bf16 decode split files whose plan is not the one the
+    shipped rule picks for the shape: the sweep's other forced splits, the
+    build before the long-weight split at 8192 x 16 x 28672, the wider
+    first rule at 8192 x 16 x 8192. Forced runs that picked the shipped
+    plan are readings of it and stay."""
+    return r["route"] != SHIPPED_DECODE.get((r["m"], r["n"], r["k"]))
+
+
 # (file, drop-row predicates of that file alone): in the order the header
 # names them.
 SOURCES = [
@@ -257,7 +276,57 @@ SOURCES = [
     ("h200-fp8-decode/final-default-suite.csv", []),
     ("h200-fp8-decode/final-default-llama-graph.csv", []),
     ("h200-fp8-decode/final-default-suite-graph.csv", []),
+    # the bf16 decode ring on Llama-3-8B and -70B projections at n = 16, 32
+    # and 64 (bench/shapes/decode-llama-bf16.txt), from graphs and in a
+    # stream, over four device sessions: the forced-split sweep, the split
+    # rule against the build before it, the final build, and its stream and
+    # graph runs; only the shipped plan's rows. These files and the two
+    # below are EXACT_SOURCES: their new entries hold for their own m and k
+    ("h200-decode-split/sweep-forced.csv", [not_the_shipped_decode_plan]),
+    ("h200-decode-split/rule-graph.csv", [not_the_shipped_decode_plan]),
+    ("h200-decode-split/final-graph.csv", [not_the_shipped_decode_plan]),
+    ("h200-decode-split/llama-stream-1.csv", [not_the_shipped_decode_plan]),
+    ("h200-decode-split/llama-stream-2.csv", [not_the_shipped_decode_plan]),
+    ("h200-decode-split/llama-graph-1.csv", [not_the_shipped_decode_plan]),
+    ("h200-decode-split/llama-graph-2.csv", [not_the_shipped_decode_plan]),
+    # their neighbours within the table's span (bench/shapes/
+    # decode-offlist-bf16.txt: other m, n and k around the 70B readings,
+    # Falcon-40B's, Yi-34B's and Qwen2's projections among them), the
+    # shipped plans forced, twice from graphs and twice in a stream
+    ("h200-decode-split/offlist-graph-1.csv", []),
+    ("h200-decode-split/offlist-graph-2.csv", []),
+    ("h200-decode-split/offlist-stream-1.csv", []),
+    ("h200-decode-split/offlist-stream-2.csv", []),
+    # batch 1 and 8 on those weights, and shapes between the readings above
+    # (bench/shapes/decode-neighbours-bf16.txt), likewise
+    ("h200-decode-split/neighbours-graph-1.csv", []),
+    ("h200-decode-split/neighbours-graph-2.csv", []),
+    ("h200-decode-split/neighbours-stream-1.csv", []),
+    ("h200-decode-split/neighbours-stream-2.csv", []),
+    # the default policy on the table with all of the above, over the three
+    # lists (sorted, one run each, a third device session): what the table
+    # routes, re-timed; the lowest reading stands
+    ("h200-decode-split/exact-table-graph.csv", []),
+    ("h200-decode-split/exact-table-stream.csv", []),
+    # and on that table less what the two above took out, twice more each
+    # (a fourth session)
+    ("h200-decode-split/exact-confirm-graph-1.csv", []),
+    ("h200-decode-split/exact-confirm-graph-2.csv", []),
+    ("h200-decode-split/exact-confirm-stream-1.csv", []),
+    ("h200-decode-split/exact-confirm-stream-2.csv", []),
 ]
+
+# Files whose readings vouch for their own m and k only (the table's
+# "exact" entries, dispatch/gs_table.c): bf16 decode on 70B-class weights,
+# where neighbours a tenth apart in m or k read 0.82x to 1.11x of cuBLAS
+# (h200-decode-split/neighbours-*.csv). A shape that another file also
+# measured keeps its span.
+EXACT_SOURCES = {name for name, _ in SOURCES
+                 if name.startswith(("h200-decode-split/sweep-", "h200-decode-split/rule-",
+                                     "h200-decode-split/final-", "h200-decode-split/llama-",
+                                     "h200-decode-split/offlist-",
+                                     "h200-decode-split/neighbours-",
+                                     "h200-decode-split/exact-"))}
 
 # (predicate, first file it does not apply to): a kernel change, whose
 # predicate drops the rows it made stale from every file listed before the
@@ -292,7 +361,9 @@ def main(argv):
             with open(os.path.join(RES, name), newline="") as f:
                 rd = csv.DictReader(f)
                 rows = [r for r in rd if not any(d(r) for d in drops)]
-                fields = rd.fieldnames
+                fields = rd.fieldnames + ["span"]
+            for r in rows:
+                r["span"] = "exact" if name in EXACT_SOURCES else ""
             path = os.path.join(tmp, os.path.basename(name))
             with open(path, "w", newline="") as f:
                 w = csv.DictWriter(f, fieldnames=fields)

@@ -87,10 +87,11 @@ def route_of(kernel):
 
 
 def entry_text(cc, r):
-    """One table entry: FAMILY CONFIG CC DTYPE LAYOUT M N K SPEEDUP [GPU]."""
+    """One table entry: FAMILY CONFIG CC DTYPE LAYOUT M N K SPEEDUP [GPU] [exact]."""
     family, config = route_of(r["route"])
     return (f'{family} {config} {cc} {r["dtype"]} {r["layout"]} {r["m"]} {r["n"]} {r["k"]} '
-            f'{ratio_text(r["speedup"])} {gpu_key(r["gpu"])}').rstrip()
+            f'{ratio_text(r["speedup"])} {gpu_key(r["gpu"])}'
+            f'{" exact" if r.get("exact") else ""}').rstrip()
 
 
 def rows_of(path):
@@ -136,16 +137,19 @@ def conservative(paths):
     GPU model): where a shape was measured more than once on a model
     (several runs, or a default-policy run re-timing what the table routes),
     the lowest speedup stands, so a class is routed on that model only if
-    every measurement of it there cleared the bar."""
-    best = {}
+    every measurement of it there cleared the bar. A row whose "span" column
+    says exact vouches for its own m and k only; the entry is exact where
+    every row of it is (a shape some other file measured keeps its span)."""
+    best, exact = {}, {}
     for r in (row for path in paths for row in rows_of(path)):
         rc = route_of(r["route"])
         if rc is None or r["dtype"] not in DTYPES or r["speedup"] in ("", "nan"):
             continue
         key = (rc, r["dtype"], r["layout"], r["m"], r["n"], r["k"], gpu_key(r["gpu"]))
+        exact[key] = exact.get(key, True) and r.get("span") == "exact"
         if key not in best or float(r["speedup"]) < float(best[key]["speedup"]):
             best[key] = r
-    return list(best.values())
+    return [dict(r, exact=exact[key]) for key, r in best.items()]
 
 
 def ratio_text(speedup):

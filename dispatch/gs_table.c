@@ -23,6 +23,12 @@
  * first), and a GPU the table has never seen gets the most conservative
  * reading.
  *
+ * An entry marked exact vouches only for calls of its own m and k whose n
+ * lies in the same power-of-two bucket (exact_holds): bf16 decode on 70B-class weights reads 0.82-1.11x of
+ * cuBLAS between shapes a tenth apart in m or k (cuBLAS changes its split
+ * and kernel with the shape; bench/NOTES.md), where no neighbour's reading
+ * says anything about the next shape.
+ *
  * A family may scale a neighbour's reading to the problem (its
  * reading_scale: the pingpong family's persistent grid keeps fewer SMs busy
  * at some shapes than at the measured one).
@@ -58,11 +64,14 @@ typedef struct table_entry {
     double m, n, k;    /* the measured shape */
     double ratio;      /* cuBLAS time / our time, median */
     char gpu[16];      /* measured on this model (gs_gpu_key); "" = any */
+    int exact;         /* vouches only for its own m and k and n's bucket (exact_holds) */
 } table_entry_t;
 
 #define DIM_SPAN 1.6
 #define K_SPAN 1.3
 #define DIM_FLOOR 8.0
+/* log(1.25): see gs_table_ratio */
+#define NEIGHBOUR_MARGIN 0.2231435513142097
 
 static double floored(double x) { return x < DIM_FLOOR ? DIM_FLOOR : x; }
 
@@ -175,6 +184,45 @@ static int aligned_as_measured(const table_entry_t *e, const gs_problem_t *p)
                              aligned16(p->stride_c, sc));
 }
 
+/* The power-of-two bucket of a column count, 8 and below as one: the widths
+ * of the decode kernels' tiles (n = 9 to 16 runs the 16-wide plan, 17 to 32
+ * the 32-wide one). */
+static int n_bucket(double n)
+{
+    int b = 8;
+    while (b < n && b < (1 << 30))
+        b *= 2;
+    return b;
+}
+
+/* An exact entry speaks for calls of its m and k whose n runs the same
+ * width of tile. */
+static int exact_holds(const table_entry_t *e, const gs_problem_t *p)
+{
+    return (double)p->m == e->m && (double)p->k == e->k &&
+           n_bucket((double)p->n) == n_bucket(e->n);
+}
+
+/* Where entry e lies from p: the log distance summed over m, n and k, or -1
+ * where e is not p's candidate, model-independent fields included, or lies
+ * outside the span, or was measured with other alignments. */
+static double entry_dist(const table_entry_t *e, const gs_family_t *f, int config, int cc,
+                         gs_dtype_t a_type, const char layout[3], gs_scale_mode_t scales,
+                         double m, double n, double k, const gs_problem_t *p)
+{
+    if (e->family != f || e->config != config || e->cc != cc || e->a_type != a_type ||
+        e->layout[0] != layout[0] || e->layout[1] != layout[1] || e->scales != scales)
+        return -1;
+    if (k < 1)
+        return -1;
+    const double dm = span_dist(m, floored(e->m), DIM_SPAN);
+    const double dn = dm < 0 ? -1 : span_dist(n, floored(e->n), DIM_SPAN);
+    const double dk = dn < 0 ? -1 : span_dist(k, e->k, K_SPAN);
+    if (dk < 0 || !aligned_as_measured(e, p))
+        return -1;
+    return dm + dn + dk;
+}
+
 double gs_table_ratio(const gs_family_t *f, int config, const gs_problem_t *p,
                       const gs_device_t *d)
 {
@@ -195,33 +243,54 @@ double gs_table_ratio(const gs_family_t *f, int config, const gs_problem_t *p,
     const size_t table_n = loaded ? loaded_n : builtin_n;
     for (size_t i = 0; i < table_n; ++i) {
         const table_entry_t *e = &table[i];
-        if (e->family != f || e->config != config || e->cc != cc || e->a_type != p->a_type ||
-            e->layout[0] != layout[0] || e->layout[1] != layout[1] || e->scales != scales)
+        const double dist = entry_dist(e, f, config, cc, p->a_type, layout, scales, m, n, k, p);
+        if (dist < 0 || (e->exact && !exact_holds(e, p)))
             continue;
-        if (k < 1)
-            continue;
-        const double dm = span_dist(m, floored(e->m), DIM_SPAN);
-        const double dn = dm < 0 ? -1 : span_dist(n, floored(e->n), DIM_SPAN);
-        const double dk = dn < 0 ? -1 : span_dist(k, e->k, K_SPAN);
-        if (dk < 0 || !aligned_as_measured(e, p))
-            continue;
-        const double dist = dm + dn + dk;
         const double ratio = reading_for(e, p, d);
         if (d->gpu[0] && (!e->gpu[0] || !strcmp(e->gpu, d->gpu)))
             nearest_offer(&own, dist, ratio);
         nearest_offer(&all, dist, ratio);
     }
+    /* An unmeasured shape takes the nearest reading only where no other
+     * reading about as near says less: speedups over cuBLAS jump between
+     * neighbouring shapes where cuBLAS changes its kernel (decode at m =
+     * 8192 read 0.89x, at 10240 1.07x; 9216 lies between), and the nearer
+     * of two disagreeing readings is no evidence for the shape between
+     * them. So the readings within NEIGHBOUR_MARGIN of the nearest
+     * distance (of the same set: own model, or every model) bound it, exact
+     * entries among them (a reading that vouches for no neighbour is still
+     * evidence against one). A measured shape (distance 0) keeps its own
+     * reading. */
+    const int use_own = own.dist < INFINITY;
+    nearest_t *chosen = use_own ? &own : &all;
+    if (chosen->dist > 0 && chosen->dist < INFINITY) {
+        const double reach = chosen->dist + NEIGHBOUR_MARGIN;
+        for (size_t i = 0; i < table_n; ++i) {
+            const table_entry_t *e = &table[i];
+            if (use_own && e->gpu[0] && strcmp(e->gpu, d->gpu))
+                continue;
+            const double dist = entry_dist(e, f, config, cc, p->a_type, layout, scales, m, n, k, p);
+            if (dist < 0 || dist > reach)
+                continue;
+            const double ratio = reading_for(e, p, d);
+            if (ratio < chosen->ratio)
+                chosen->ratio = ratio;
+        }
+    }
     pthread_rwlock_unlock(&table_lock);
-    return own.dist < INFINITY ? own.ratio : all.ratio;
+    return chosen->ratio;
 }
 
 /* ---- routing table files ----
  * Text, versioned. First line "gemmshim-table 1"; then one entry a line:
- *   ROUTE CONFIG CC DTYPE LAYOUT M N K SPEEDUP [GPU]
+ *   ROUTE CONFIG CC DTYPE LAYOUT M N K SPEEDUP [GPU] [exact]
  * e.g. "pingpong pingpong_coop_256x128x64 90 bf16 TN 8192 8192 8192 1.000 H200"
  * or   "sgemm_simt - 90 f32 NN 1024 1024 1024 1.027" (no GPU: any model)
  * or   "fp8 fp8_decode_wg 90 e4m3/row TN 4096 16 14336 1.972 H200" (FP8: the
  *      A type and the scale mode of A and B, parse_dtype);
+ * or   "skinny - 90 bf16 TN 10240 32 8192 1.081 H200 exact" (the reading
+ *      holds for m = 10240 and k = 8192 at n = 17 to 32 only; "exact" is
+ *      no GPU name);
  * '#' starts a comment, blank lines are skipped. bench/table_from_csv.py
  * --text writes them.
  *
@@ -352,9 +421,9 @@ static int parse_ratio(const char *s, locale_t c_locale, double *out, char *why,
 /* One entry line (modified in place: its fields are cut out of it). */
 static int parse_entry(char *line, table_entry_t *e, locale_t c_locale, char *why, size_t why_size)
 {
-    char *f[11];
+    char *f[12]; /* one more than a line may hold: an extra field is refused */
     int nf = 0;
-    for (char *p = line; *p && nf < 11;) {
+    for (char *p = line; *p && nf < 12;) {
         while (is_blank(*p))
             ++p;
         if (!*p)
@@ -365,10 +434,13 @@ static int parse_entry(char *line, table_entry_t *e, locale_t c_locale, char *wh
         if (*p)
             *p++ = '\0';
     }
-    if (nf < 9 || nf > 10 || (nf == 10 && strlen(f[9]) >= sizeof e->gpu)) {
+    /* the optional fields: [GPU] [exact] */
+    e->exact = nf > 9 && !strcmp(f[nf - 1], "exact");
+    const char *gpu = nf - e->exact == 10 ? f[9] : NULL;
+    if (nf < 9 || nf - e->exact > 10 || (gpu && (strlen(gpu) >= sizeof e->gpu || !strcmp(gpu, "exact")))) {
         snprintf(why, why_size,
-                 "expected: ROUTE CONFIG CC DTYPE LAYOUT M N K SPEEDUP [GPU] (GPU: one word, "
-                 "at most 15 characters)");
+                 "expected: ROUTE CONFIG CC DTYPE LAYOUT M N K SPEEDUP [GPU] [exact] (GPU: one "
+                 "word, at most 15 characters)");
         return -1;
     }
     if (parse_route(f[0], f[1], &e->family, &e->config)) {
@@ -399,8 +471,8 @@ static int parse_entry(char *line, table_entry_t *e, locale_t c_locale, char *wh
     e->n = (double)n;
     e->k = (double)k;
     memset(e->gpu, 0, sizeof e->gpu);
-    if (nf == 10)
-        memcpy(e->gpu, f[9], strlen(f[9]));
+    if (gpu)
+        memcpy(e->gpu, gpu, strlen(gpu));
     return 0;
 }
 

@@ -60,7 +60,7 @@ static void builtin_table(void)
             continue;
         }
         ++n_entries;
-        /* FAMILY CONFIG CC DTYPE LAYOUT M N K SPEEDUP [GPU] */
+        /* FAMILY CONFIG CC DTYPE LAYOUT M N K SPEEDUP [GPU] [exact] */
         char fam[64], cfg[64], dtype[16], layout[8], gpu[16] = "";
         int cc;
         long long m, n, k;
@@ -547,6 +547,75 @@ static void alignment_as_measured(void)
     gs_table_use_builtin();
 }
 
+/* The bf16 TN decode reading of m x n x k on an H200 (tight leading
+ * dimensions, as measured). */
+static double decode_ratio(int64_t m, int64_t n, int64_t k)
+{
+    gs_problem_t p = fp32_nn(m, n, k);
+    p.entry = GS_EP_GEMMEX;
+    p.a_type = p.b_type = p.c_type = GS_DT_BF16;
+    p.trans_a = GS_OP_T;
+    p.lda = p.ldb = k;
+    gs_problem_classify(&p);
+    gs_device_t d = device(9, 0, 132);
+    strcpy(d.gpu, "H200");
+    return gs_table_ratio(FAMILY_SKINNY, 0, &p, &d);
+}
+
+/* Between two readings that disagree, the nearer one is no evidence: m =
+ * 4872 lies between 4096 (1.10) and 6144 (0.93), and decode speedups jump
+ * where cuBLAS changes its kernel, so the readings about as near as the
+ * nearest bound it. Exact entries (bf16 decode on 70B-class weights read
+ * 0.82x to 1.11x of cuBLAS a tenth apart in m or k, bench/NOTES.md) vouch
+ * for their own m and k at n of their tile width only, and still bound a
+ * neighbour. */
+static void neighbours_and_exact(void)
+{
+    char msg[256];
+    CHECK_EQ_INT(load_text("gemmshim-table 1\n"
+                           "skinny - 90 bf16 TN 4096 16 4096 1.10 H200\n"
+                           "skinny - 90 bf16 TN 6144 16 4096 0.93 H200\n"
+                           "skinny - 90 bf16 TN 10240 32 8192 1.08 H200 exact\n"
+                           "skinny - 90 bf16 TN 10240 8 8192 1.05 exact\n"
+                           "skinny - 90 bf16 TN 4096 16 14336 1.00 H200\n"
+                           "skinny - 90 bf16 TN 4400 16 14336 0.90 H200 exact\n",
+                           msg, sizeof msg), 0);
+    CHECK(decode_ratio(4096, 16, 4096) == 1.10); /* measured: its own reading */
+    CHECK(decode_ratio(6144, 16, 4096) == 0.93);
+    CHECK(decode_ratio(4200, 16, 4096) == 1.10); /* much nearer 4096: 6144 out of reach */
+    CHECK(decode_ratio(4872, 16, 4096) == 0.93); /* between: the lower */
+    CHECK(decode_ratio(5504, 16, 4096) == 0.93);
+    /* exact: its m and k, n of its bucket (17-32; 1-8) */
+    CHECK(decode_ratio(10240, 32, 8192) == 1.08);
+    CHECK(decode_ratio(10240, 24, 8192) == 1.08);
+    CHECK(decode_ratio(10240, 22, 8192) == 1.08);
+    CHECK(decode_ratio(10240, 16, 8192) == 0.0); /* the 16-wide tile: not measured */
+    CHECK(decode_ratio(10240, 40, 8192) == 0.0); /* the 64-wide one */
+    CHECK(decode_ratio(10240, 1, 8192) == 1.05); /* "exact" without a GPU: any model */
+    CHECK(decode_ratio(10240, 5, 8192) == 1.05);
+    CHECK(decode_ratio(9216, 32, 8192) == 0.0); /* another m */
+    CHECK(decode_ratio(10240, 32, 7168) == 0.0); /* another k */
+    CHECK(decode_ratio(10248, 32, 8192) == 0.0);
+    /* a low exact reading bounds the neighbour a spanning entry vouches for,
+     * but not the spanning entry's own shape */
+    CHECK(decode_ratio(4096, 16, 14336) == 1.00);
+    CHECK(decode_ratio(4200, 16, 14336) == 0.90);
+    CHECK(decode_ratio(4400, 16, 14336) == 0.90);
+    /* the marker is a last field, not a GPU name, and nothing follows it */
+    load_reference();
+    unsigned gen_before = gs_table_generation();
+    int rc = load_text("gemmshim-table 1\nskinny - 90 bf16 TN 4096 16 4096 1.1 H200 exact x\n",
+                       msg, sizeof msg);
+    CHECK_REFUSED(rc, msg, ":2: expected");
+    rc = load_text("gemmshim-table 1\nskinny - 90 bf16 TN 4096 16 4096 1.1 exact exact\n", msg,
+                   sizeof msg);
+    CHECK_REFUSED(rc, msg, ":2: expected");
+    rc = load_text("gemmshim-table 1\nskinny - 90 bf16 TN 4096 16 4096 1.1 exact H200\n", msg,
+                   sizeof msg);
+    CHECK_REFUSED(rc, msg, ":2: expected");
+    gs_table_use_builtin();
+}
+
 int main(void)
 {
     (void)defaults; /* of dispatch_fixtures.h: device() is what this test uses */
@@ -561,6 +630,7 @@ int main(void)
     bom();
     nul_bytes();
     valid_forms();
+    neighbours_and_exact();
     fp8_entries();
     numeric_locale();
     fifo(); /* last: before the fix it blocked (the alarm ends the test) */
