@@ -314,6 +314,23 @@ SOURCES = [
     ("h200-decode-split/exact-confirm-graph-2.csv", []),
     ("h200-decode-split/exact-confirm-stream-1.csv", []),
     ("h200-decode-split/exact-confirm-stream-2.csv", []),
+    # the default policy on shapes no list had: routed, unmeasured shapes of
+    # a CPU grid (bench/shapes/grid-sample*.txt), sampled six times as the
+    # table's rules tightened (128-byte row classes; plans as measured; SIMT
+    # readings for their own shapes; tiles' fill), each twice; what the
+    # table routed there becomes a reading, the lowest standing
+    ("h200-table-grid/grid-sample-1.csv", []),
+    ("h200-table-grid/grid-sample-2.csv", []),
+    ("h200-table-grid/grid-rows128-1.csv", []),
+    ("h200-table-grid/grid-rows128-2.csv", []),
+    ("h200-table-grid/grid-plans-1.csv", []),
+    ("h200-table-grid/grid-plans-2.csv", []),
+    ("h200-table-grid/grid-final-1.csv", []),
+    ("h200-table-grid/grid-final-2.csv", []),
+    ("h200-table-grid/grid-fresh-1.csv", []),
+    ("h200-table-grid/grid-fresh-2.csv", []),
+    ("h200-table-grid/grid-last-1.csv", []),
+    ("h200-table-grid/grid-last-2.csv", []),
 ]
 
 # Files whose readings vouch for their own m and k only (the table's

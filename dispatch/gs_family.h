@@ -108,6 +108,15 @@ struct gs_family {
      * `measured` that holds for p (pingpong: the persistent grid's waves) */
     double (*reading_scale)(const gs_problem_t *p, const gs_problem_t *measured,
                             const gs_device_t *d, int config);
+    /* optional: how a routing-table reading of this family carries to other
+     * calls (dispatch/gs_table.c). reading_rows_16: a reading holds for
+     * calls whose leading dimensions are whole 16-byte units where the
+     * measured shape's were (0: aligned to the same of 16, 32, 64 and 128
+     * bytes, for kernels whose loads slow down when rows straddle lines); reading_shape_only: a
+     * reading holds for its own m, n and k only (neighbours measured
+     * neither faster nor slower as one) */
+    int reading_rows_16;
+    int reading_shape_only;
     /* optional: 1 for a family chosen only by tuning (dispatch/gs_tune_cache.h),
      * never by the routing table or the eligible policy (cuBLASLt's own
      * algorithms: their configurations are what its heuristic lists for

@@ -155,6 +155,18 @@ static double reading_for(const table_entry_t *e, const gs_problem_t *p, const g
     return e->ratio * e->family->reading_scale(p, &measured, d, e->config);
 }
 
+/* elems elements of esize bytes: the largest of 16, 32, 64 and 128 that
+ * divides their size, 0 below 16; at most cap (16: a family whose loads do
+ * not care for lines) */
+static int row_class(int64_t elems, size_t esize, int cap)
+{
+    const int64_t bytes = elems * (int64_t)esize;
+    int c = 0;
+    for (int a = 16; a <= cap && bytes % a == 0; a *= 2)
+        c = a;
+    return c;
+}
+
 /* Readings are taken by bench/bench_ab.c (directly, or through gemmshim
  * tune) with tight leading dimensions (each operand's stored rows) and
  * 256-byte aligned operands, unbatched. A call whose operands are 16-byte
@@ -162,26 +174,29 @@ static double reading_for(const table_entry_t *e, const gs_problem_t *p, const g
  * odd leading dimension, an offset pointer, an odd batch stride), runs
  * other load paths than the measurement did: fp32 NN 1023x1025x1027 took
  * 1024^3's reading (1.01x) and ran at 0.79x. Such a reading does not hold
- * for the call. */
-static int aligned16(int64_t elems, size_t esize)
-{
-    return elems * (int64_t)esize % 16 == 0;
-}
-
+ * for the call. Nor does one whose rows were aligned to another of 16, 32,
+ * 64 or 128 bytes than the call's: TMA box rows then straddle lines
+ * otherwise, and shapes of whole 16-byte rows that took readings of
+ * 128-byte rows (bf16 4872x4096x3448 NN, 8192x1448x4872 TN: rows of 9744
+ * bytes) ran at 0.54-0.92x, 192-wide routes with 1456-byte rows (k = 728)
+ * that took readings of 1216- and 1728-byte ones (64-byte multiples) at
+ * 0.63-0.66x (bench/NOTES.md). */
 static int aligned_as_measured(const table_entry_t *e, const gs_problem_t *p)
 {
+    const int cap = e->family->reading_rows_16 ? 16 : 128;
     const size_t sa = gs_dtype_size(p->a_type), sb = gs_dtype_size(p->b_type),
                  sc = gs_dtype_size(p->c_type);
     const int64_t m = (int64_t)e->m, n = (int64_t)e->n, k = (int64_t)e->k;
-    if (aligned16(p->lda, sa) != aligned16(p->trans_a ? k : m, sa) ||
-        aligned16(p->ldb, sb) != aligned16(p->trans_b ? n : k, sb) ||
-        aligned16(p->ldc, sc) != aligned16(m, sc))
+    if (row_class(p->lda, sa, cap) != row_class(p->trans_a ? k : m, sa, cap) ||
+        row_class(p->ldb, sb, cap) != row_class(p->trans_b ? n : k, sb, cap) ||
+        row_class(p->ldc, sc, cap) != row_class(m, sc, cap))
         return 0;
     const uintptr_t ptrs = (uintptr_t)p->A | (uintptr_t)p->B | (uintptr_t)p->C;
-    if (ptrs & 15u)
+    if (ptrs & (uintptr_t)(cap - 1))
         return 0;
-    return p->batch <= 1 || (aligned16(p->stride_a, sa) && aligned16(p->stride_b, sb) &&
-                             aligned16(p->stride_c, sc));
+    return p->batch <= 1 ||
+           (row_class(p->stride_a, sa, cap) == cap && row_class(p->stride_b, sb, cap) == cap &&
+            row_class(p->stride_c, sc, cap) == cap);
 }
 
 /* The power-of-two bucket of a column count, 8 and below as one: the widths
@@ -244,7 +259,8 @@ double gs_table_ratio(const gs_family_t *f, int config, const gs_problem_t *p,
     for (size_t i = 0; i < table_n; ++i) {
         const table_entry_t *e = &table[i];
         const double dist = entry_dist(e, f, config, cc, p->a_type, layout, scales, m, n, k, p);
-        if (dist < 0 || (e->exact && !exact_holds(e, p)))
+        if (dist < 0 || (e->exact && !exact_holds(e, p)) ||
+            (f->reading_shape_only && dist > 0))
             continue;
         const double ratio = reading_for(e, p, d);
         if (d->gpu[0] && (!e->gpu[0] || !strcmp(e->gpu, d->gpu)))

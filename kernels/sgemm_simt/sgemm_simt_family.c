@@ -34,4 +34,10 @@ const gs_family_t gs_family_sgemm_simt = {
     .can_implement = can_implement,
     .plan = plan,
     .run = run,
+    /* Its readings do not carry to neighbours: of 22 shapes within the
+     * table's span of a reading (multiples of 8 from 728 to 5792) that the
+     * table routed here, 17 ran at 0.67-0.96x cuBLAS and 5 at 0.97-1.03x;
+     * the squares' readings rise and fall between 768 (0.75x), 1024
+     * (1.01x) and 1536 (0.85x) (bench/NOTES.md) */
+    .reading_shape_only = 1,
 };

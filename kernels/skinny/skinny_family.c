@@ -51,4 +51,8 @@ const gs_family_t gs_family_skinny = {
     .n_knobs = sizeof knobs / sizeof knobs[0],
     .knobs = knobs,
     .set_knobs = set_knobs,
+    /* its rings read rows of any 16-byte multiple at the same speed: decode
+     * shapes with k of 3448 and 4872 (rows of 6896 and 9744 bytes) that
+     * took readings of k = 4096 ran at 1.9-3.0x cuBLAS (bench/NOTES.md) */
+    .reading_rows_16 = 1,
 };
