@@ -112,9 +112,9 @@ struct gs_family {
      * calls (dispatch/gs_table.c). reading_rows_16: a reading holds for
      * calls whose leading dimensions are whole 16-byte units where the
      * measured shape's were (0: aligned to the same of 16, 32, 64 and 128
-     * bytes, for kernels whose loads slow down when rows straddle lines); reading_shape_only: a
-     * reading holds for its own m, n and k only (neighbours measured
-     * neither faster nor slower as one) */
+     * bytes, for kernels whose loads slow down when rows straddle lines);
+     * reading_shape_only: a reading holds for its own m, n and k only
+     * (neighbours measured neither faster nor slower as one) */
     int reading_rows_16;
     int reading_shape_only;
     /* optional: 1 for a family chosen only by tuning (dispatch/gs_tune_cache.h),

@@ -24,10 +24,11 @@
  * reading.
  *
  * An entry marked exact vouches only for calls of its own m and k whose n
- * lies in the same power-of-two bucket (exact_holds): bf16 decode on 70B-class weights reads 0.82-1.11x of
- * cuBLAS between shapes a tenth apart in m or k (cuBLAS changes its split
- * and kernel with the shape; bench/NOTES.md), where no neighbour's reading
- * says anything about the next shape.
+ * lies in the same power-of-two bucket (exact_holds): bf16 decode on
+ * 70B-class weights reads 0.82-1.11x of cuBLAS between shapes a tenth
+ * apart in m or k (cuBLAS changes its split and kernel with the shape;
+ * bench/NOTES.md), where no neighbour's reading says anything about the
+ * next shape.
  *
  * A family may scale a neighbour's reading to the problem (its
  * reading_scale: the pingpong family's persistent grid keeps fewer SMs busy
@@ -238,6 +239,12 @@ static double entry_dist(const table_entry_t *e, const gs_family_t *f, int confi
     return dm + dn + dk;
 }
 
+/* An entry of d's own model, or of none (d named). */
+static int own_model(const table_entry_t *e, const gs_device_t *d)
+{
+    return d->gpu[0] && (!e->gpu[0] || !strcmp(e->gpu, d->gpu));
+}
+
 double gs_table_ratio(const gs_family_t *f, int config, const gs_problem_t *p,
                       const gs_device_t *d)
 {
@@ -263,7 +270,7 @@ double gs_table_ratio(const gs_family_t *f, int config, const gs_problem_t *p,
             (f->reading_shape_only && dist > 0))
             continue;
         const double ratio = reading_for(e, p, d);
-        if (d->gpu[0] && (!e->gpu[0] || !strcmp(e->gpu, d->gpu)))
+        if (own_model(e, d))
             nearest_offer(&own, dist, ratio);
         nearest_offer(&all, dist, ratio);
     }
@@ -283,7 +290,7 @@ double gs_table_ratio(const gs_family_t *f, int config, const gs_problem_t *p,
         const double reach = chosen->dist + NEIGHBOUR_MARGIN;
         for (size_t i = 0; i < table_n; ++i) {
             const table_entry_t *e = &table[i];
-            if (use_own && e->gpu[0] && strcmp(e->gpu, d->gpu))
+            if (use_own && !own_model(e, d))
                 continue;
             const double dist = entry_dist(e, f, config, cc, p->a_type, layout, scales, m, n, k, p);
             if (dist < 0 || dist > reach)
@@ -453,7 +460,8 @@ static int parse_entry(char *line, table_entry_t *e, locale_t c_locale, char *wh
     /* the optional fields: [GPU] [exact] */
     e->exact = nf > 9 && !strcmp(f[nf - 1], "exact");
     const char *gpu = nf - e->exact == 10 ? f[9] : NULL;
-    if (nf < 9 || nf - e->exact > 10 || (gpu && (strlen(gpu) >= sizeof e->gpu || !strcmp(gpu, "exact")))) {
+    if (nf < 9 || nf - e->exact > 10 ||
+        (gpu && (strlen(gpu) >= sizeof e->gpu || !strcmp(gpu, "exact")))) {
         snprintf(why, why_size,
                  "expected: ROUTE CONFIG CC DTYPE LAYOUT M N K SPEEDUP [GPU] [exact] (GPU: one "
                  "word, at most 15 characters)");

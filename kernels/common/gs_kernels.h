@@ -93,6 +93,14 @@ void gs_pingpong_set_knobs(int group, int defer, int max_ctas, int sk);
  * persistent grid (1: one full wave per wave; 1 for split-K plans). */
 double gs_pingpong_wave_efficiency(const gs_problem_t *p, const gs_device_t *d,
                                    gs_pingpong_config_t cfg);
+/* Share of the multiply-adds of p's tiles (whole tiles, whole k-blocks)
+ * inside m, n and k. */
+double gs_pingpong_tile_fill(const gs_problem_t *p, gs_pingpong_config_t cfg);
+/* 1 where p's plan splits k, deals stream-K and packs an operand as
+ * measured's would with tight leading dimensions (the routing table's
+ * readings hold only so). */
+int gs_pingpong_same_plan(const gs_problem_t *p, const gs_problem_t *measured,
+                          const gs_device_t *d, gs_pingpong_config_t cfg);
 
 /* ---- verify mode's comparison (kernels/common/verify_compare.cu) ---- */
 /* Enqueue on p->stream: out[0..2] (device memory) = sum (ours-ref)^2,

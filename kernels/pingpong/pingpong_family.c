@@ -6,9 +6,6 @@
 #include "gs_family.h"
 #include "gs_kernels.h"
 
-#include <stdio.h>
-#include <string.h>
-
 static const char *config_name(int config)
 {
     return gs_pingpong_name((gs_pingpong_config_t)config);
@@ -29,21 +26,6 @@ static int run(const gs_plan_t *pl, const gs_problem_t *p, const gs_device_t *d)
     return gs_pingpong_run_plan(pl, p, d);
 }
 
-/* The share of p's tiles' multiply-adds that are p's own: a last row or
- * column of tiles past m or n, and a last k-block past k, compute zeros. */
-static double tile_fill(const gs_problem_t *p, gs_pingpong_config_t cfg)
-{
-    const int64_t bm = cfg == GS_PINGPONG_COOP_256x128x64 ? 256
-                       : cfg == GS_PINGPONG_192x128x64    ? 192
-                                                          : 128,
-                  bn = 128, bk = 64;
-    if (p->m < 1 || p->n < 1 || p->k < 1)
-        return 1.0;
-    return ((double)p->m * (double)p->n * (double)p->k) /
-           ((double)((p->m + bm - 1) / bm * bm) * (double)((p->n + bn - 1) / bn * bn) *
-            (double)((p->k + bk - 1) / bk * bk));
-}
-
 /* A reading taken at `measured` holds for p scaled down by how much less of
  * the persistent grid p keeps busy (never scaled up): 4096x2304x4096 is
  * within the table's span of 4096x2048x4096 (1.01x) but deals 288 tiles of
@@ -60,26 +42,13 @@ static double reading_scale(const gs_problem_t *p, const gs_problem_t *measured,
     /* A reading holds only for a call planned as the measured shape was
      * (the same split of k, stream-K or not): deep-K neighbours such as
      * 1216x864x32768 and 1216x1216x32768, split otherwise than the
-     * readings they took, ran at 0.87-0.96x (bench/NOTES.md). The
-     * measured shape is planned with tight leading dimensions, as read. */
-    gs_problem_t mm = *measured;
-    mm.lda = mm.trans_a ? mm.k : mm.m;
-    mm.ldb = mm.trans_b ? mm.n : mm.k;
-    mm.ldc = mm.m;
-    gs_problem_classify(&mm);
-    gs_plan_t plan;
-    memset(&plan, 0, sizeof plan);
-    plan.config = config;
-    gs_pingpong_plan(p, d, &plan);
-    /* the kernel's name says the split; the next plan reuses its buffer */
-    char call_kernel[96];
-    snprintf(call_kernel, sizeof call_kernel, "%s", plan.kernel);
-    gs_pingpong_plan(&mm, d, &plan);
-    if (strcmp(call_kernel, plan.kernel) != 0)
+     * readings they took, ran at 0.87-0.96x (bench/NOTES.md). */
+    if (!gs_pingpong_same_plan(p, measured, d, cfg))
         return 0.0;
     const double p_eff = gs_pingpong_wave_efficiency(p, d, cfg);
     const double m_eff = gs_pingpong_wave_efficiency(measured, d, cfg);
-    const double p_fill = tile_fill(p, cfg), m_fill = tile_fill(measured, cfg);
+    const double p_fill = gs_pingpong_tile_fill(p, cfg),
+                 m_fill = gs_pingpong_tile_fill(measured, cfg);
     return (p_eff < m_eff ? p_eff / m_eff : 1.0) * (p_fill < m_fill ? p_fill / m_fill : 1.0);
 }
 

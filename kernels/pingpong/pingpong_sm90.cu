@@ -442,6 +442,38 @@ extern "C" double gs_pingpong_wave_efficiency(const gs_problem_t *p, const gs_de
     return tiles / (waves * d->sm_count);
 }
 
+/* The share of p's tiles' multiply-adds that are p's own: a last row or
+ * column of tiles past m or n, and a last k-block past k, compute zeros
+ * (the routing table scales a neighbour's reading by it too). */
+extern "C" double gs_pingpong_tile_fill(const gs_problem_t *p, gs_pingpong_config_t cfg)
+{
+    const int64_t bm = block_m_of(cfg);
+    if (!p || p->m < 1 || p->n < 1 || p->k < 1)
+        return 1.0;
+    const double tiles_m = (double)((p->m + bm - 1) / bm * bm),
+                 tiles_n = (double)((p->n + BLOCK_N - 1) / BLOCK_N * BLOCK_N),
+                 blocks_k = (double)(k_blocks_of(p->k) * BLOCK_K);
+    return ((double)p->m * (double)p->n * (double)p->k) / (tiles_m * tiles_n * blocks_k);
+}
+
+/* Whether p is planned as `measured` would be with tight leading dimensions:
+ * the same split of k (or none), stream-K or not, the same packed operand
+ * in as many chunks (what the kernel's name says of a plan). */
+extern "C" int gs_pingpong_same_plan(const gs_problem_t *p, const gs_problem_t *measured,
+                                     const gs_device_t *d, gs_pingpong_config_t cfg)
+{
+    gs_problem_t mm = *measured;
+    mm.lda = mm.trans_a ? mm.k : mm.m;
+    mm.ldb = mm.trans_b ? mm.n : mm.k;
+    mm.ldc = mm.m;
+    gs_problem_classify(&mm);
+    const PpPlan a = pp_plan_of(&p->cls, d, cfg), b = pp_plan_of(&mm.cls, d, cfg);
+    const bool same_split = (a.splits > 1 || b.splits > 1)
+                                ? a.splits == b.splits
+                                : (a.sk_iters > 0) == (b.sk_iters > 0);
+    return same_split && a.pack == b.pack && (a.pack == PACK_NONE || a.pack_chunks == b.pack_chunks);
+}
+
 /* Split-K shapes (few output tiles, long K; see plan_split): the tile
  * semaphores plus one fp32 partial tile per unit. Stream-K shapes (plan_sk):
  * the flags plus one partial tile per CTA (17 MB on 132 SMs). 0 for every
