@@ -280,8 +280,9 @@ SOURCES = [
     # and 64 (bench/shapes/decode-llama-bf16.txt), from graphs and in a
     # stream, over four device sessions: the forced-split sweep, the split
     # rule against the build before it, the final build, and its stream and
-    # graph runs; only the shipped plan's rows. These files and the two
-    # below are EXACT_SOURCES: their new entries hold for their own m and k
+    # graph runs; only the shipped plan's rows. These files and every
+    # h200-decode-split one below are EXACT_SOURCES: their new entries hold
+    # for their own m and k (and n's bucket)
     ("h200-decode-split/sweep-forced.csv", [not_the_shipped_decode_plan]),
     ("h200-decode-split/rule-graph.csv", [not_the_shipped_decode_plan]),
     ("h200-decode-split/final-graph.csv", [not_the_shipped_decode_plan]),
@@ -316,7 +317,7 @@ SOURCES = [
     ("h200-decode-split/exact-confirm-stream-2.csv", []),
     # the default policy on shapes no list had: routed, unmeasured shapes of
     # a CPU grid (bench/shapes/grid-sample*.txt), sampled six times as the
-    # table's rules tightened (128-byte row classes; plans as measured; SIMT
+    # table's rules tightened (row alignment classes; plans as measured; SIMT
     # readings for their own shapes; tiles' fill), each twice; what the
     # table routed there becomes a reading, the lowest standing
     ("h200-table-grid/grid-sample-1.csv", []),
@@ -338,12 +339,7 @@ SOURCES = [
 # where neighbours a tenth apart in m or k read 0.82x to 1.11x of cuBLAS
 # (h200-decode-split/neighbours-*.csv). A shape that another file also
 # measured keeps its span.
-EXACT_SOURCES = {name for name, _ in SOURCES
-                 if name.startswith(("h200-decode-split/sweep-", "h200-decode-split/rule-",
-                                     "h200-decode-split/final-", "h200-decode-split/llama-",
-                                     "h200-decode-split/offlist-",
-                                     "h200-decode-split/neighbours-",
-                                     "h200-decode-split/exact-"))}
+EXACT_SOURCES = {name for name, _ in SOURCES if name.startswith("h200-decode-split/")}
 
 # (predicate, first file it does not apply to): a kernel change, whose
 # predicate drops the rows it made stale from every file listed before the

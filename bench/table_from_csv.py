@@ -138,8 +138,9 @@ def conservative(paths):
     (several runs, or a default-policy run re-timing what the table routes),
     the lowest speedup stands, so a class is routed on that model only if
     every measurement of it there cleared the bar. A row whose "span" column
-    says exact vouches for its own m and k only; the entry is exact where
-    every row of it is (a shape some other file measured keeps its span)."""
+    says exact vouches for its own m and k (n of its bucket) only; the entry
+    is exact where every row of it is (a shape some other file measured
+    keeps its span)."""
     best, exact = {}, {}
     for r in (row for path in paths for row in rows_of(path)):
         rc = route_of(r["route"])
